@@ -1,0 +1,112 @@
+/** The catalogue at run time: type lookup, field kinds, schema listing, and the TS types derived from it. */
+import { categoryOf, type Category, type KindInput, type KindValue } from './kinds.js';
+import { BASE_FIELDS, CATALOGUE_VERSION, DEFAULT_INDEXED_FIELDS, DEFAULT_UNIQUE_KEYS, TYPES } from './types.js';
+
+export { BASE_FIELDS, CATALOGUE_VERSION, TYPES, DEFAULT_UNIQUE_KEYS, DEFAULT_INDEXED_FIELDS };
+export type { Category, GeoMultiPolygon, GeoPoint, KindInput, KindValue } from './kinds.js';
+
+/** Shape of a catalogue: type name → field name → wire kind name. */
+export type CatalogueShape = { readonly [type: string]: { readonly [field: string]: string } };
+
+export type BuiltinCatalogue = typeof TYPES;
+export type TypeName<C extends CatalogueShape = BuiltinCatalogue> = keyof C & string;
+
+type Fields<C extends CatalogueShape, T extends keyof C> = Omit<typeof BASE_FIELDS, keyof C[T]> & C[T];
+
+/** A stored document of type T, as read back. Every field is optional and may be null. */
+export type Doc<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
+  -readonly [K in keyof Fields<C, T>]?: KindValue<Fields<C, T>[K] & string> | null;
+};
+
+/** A document of type T as accepted on write (DateTime fields may be `Date` objects). */
+export type DocInput<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
+  -readonly [K in keyof Fields<C, T>]?: KindInput<Fields<C, T>[K] & string> | null;
+};
+
+export interface FieldInfo {
+  readonly name: string;
+  readonly kind: string;
+  readonly category: Category;
+}
+
+export interface TypeInfo {
+  readonly name: string;
+  /** Base fields first, then the type's own, in the spec's order. */
+  readonly fields: ReadonlyMap<string, FieldInfo>;
+  readonly geoPointFields: readonly string[];
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Levenshtein distance, for "did you mean" hints. */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/** Up to three names close to `name`, closest first. */
+export function closest(name: string, names: Iterable<string>): string[] {
+  const lower = name.toLowerCase();
+  return [...names]
+    .map((n) => ({ n, d: distance(lower, n.toLowerCase()) }))
+    .filter(({ n, d }) => d <= Math.max(2, Math.floor(n.length / 3)) || n.toLowerCase().includes(lower) || lower.includes(n.toLowerCase()))
+    .sort((a, b) => a.d - b.d)
+    .slice(0, 3)
+    .map(({ n }) => n);
+}
+
+export function didYouMean(name: string, names: Iterable<string>): string {
+  const near = closest(name, names);
+  return near.length ? ` (did you mean ${near.map((n) => `"${n}"`).join(' or ')}?)` : '';
+}
+
+/** Type aliases the service accepts besides the wire names. */
+const ALIASES: Record<string, string> = { folder: 'Petron' };
+
+export class Catalogue {
+  readonly version: string;
+  private readonly byLower = new Map<string, TypeInfo>();
+  readonly names: readonly string[];
+
+  constructor(types: CatalogueShape = TYPES, version = CATALOGUE_VERSION) {
+    if (types === null || typeof types !== 'object') throw new TypeError('catalogue must be an object of types');
+    this.version = version;
+    const names: string[] = [];
+    for (const [name, own] of Object.entries(types)) {
+      if (!IDENT.test(name)) throw new RangeError(`catalogue type name "${name}" must be an identifier`);
+      if (own === null || typeof own !== 'object') throw new TypeError(`catalogue type "${name}" must be an object of fields`);
+      const fields = new Map<string, FieldInfo>();
+      for (const [field, kind] of Object.entries({ ...BASE_FIELDS, ...own })) {
+        if (!IDENT.test(field)) throw new RangeError(`catalogue field "${name}.${field}" must be an identifier`);
+        if (typeof kind !== 'string') throw new TypeError(`catalogue field "${name}.${field}" must name a kind`);
+        fields.set(field, { name: field, kind, category: categoryOf(kind) });
+      }
+      const geoPointFields = [...fields.values()].filter((f) => f.category === 'geopoint').map((f) => f.name);
+      const info: TypeInfo = { name, fields, geoPointFields };
+      if (this.byLower.has(name.toLowerCase())) throw new RangeError(`catalogue type "${name}" is declared twice (names are case-insensitive)`);
+      this.byLower.set(name.toLowerCase(), info);
+      names.push(name);
+    }
+    this.names = names;
+  }
+
+  /** The type a request names, case-insensitively; `Folder` is `Petron`. */
+  resolve(name: string): TypeInfo | undefined {
+    const lower = name.toLowerCase();
+    return this.byLower.get(lower) ?? (ALIASES[lower] ? this.byLower.get(ALIASES[lower]!.toLowerCase()) : undefined);
+  }
+
+  /** `[{ name, type }]` for every top-level field: base fields first, then the type's own. */
+  schema(info: TypeInfo): { name: string; type: string }[] {
+    return [...info.fields.values()].map((f) => ({ name: f.name, type: f.kind }));
+  }
+}

@@ -1,0 +1,198 @@
+/** Write-side checks: each value against its field's kind, normalised (dates to ISO, HashSets de-duplicated). */
+import type { EnvelopeError } from '../envelope.js';
+import { DATE_FORMS, normalizeDate } from '../query/dates.js';
+import { didYouMean, type FieldInfo, type TypeInfo } from './index.js';
+import type { Category } from './kinds.js';
+
+type Result = { ok: true; value: unknown } | { ok: false; reason: string };
+
+const DURATION = /^-?(\d+\.)?\d{1,2}:\d{2}:\d{2}(\.\d{1,7})?$/;
+const MAX_DEPTH = 64;
+
+export function describe(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  if (typeof v === 'string') return JSON.stringify(v.length > 60 ? `${v.slice(0, 57)}...` : v);
+  if (Array.isArray(v)) return 'an array';
+  if (v instanceof Date) return 'a Date';
+  if (typeof v === 'object' && v !== null) return 'an object';
+  try {
+    return JSON.stringify(v) ?? typeof v;
+  } catch {
+    return typeof v;
+  }
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** Defines an own property, so a key such as "__proto__" stays data. */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A copy of an untyped JSON value, with Dates as ISO strings; a reason when it is not JSON. */
+export function jsonValue(v: unknown, depth = 0): Result {
+  if (depth > MAX_DEPTH) return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels` };
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return { ok: true, value: v };
+  if (typeof v === 'number') return Number.isFinite(v) ? { ok: true, value: v } : { ok: false, reason: `${v} is not a JSON number` };
+  if (v instanceof Date) {
+    const iso = normalizeDate(v);
+    return iso === null ? { ok: false, reason: 'invalid Date' } : { ok: true, value: iso };
+  }
+  if (Array.isArray(v)) {
+    const out: unknown[] = [];
+    for (let i = 0; i < v.length; i++) {
+      const r = jsonValue(v[i], depth + 1);
+      if (!r.ok) return { ok: false, reason: `[${i}]: ${r.reason}` };
+      out.push(r.value);
+    }
+    return { ok: true, value: out };
+  }
+  if (isPlainObject(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) {
+      if (x === undefined) continue;
+      const r = jsonValue(x, depth + 1);
+      if (!r.ok) return { ok: false, reason: `${k}: ${r.reason}` };
+      setOwn(out, k, r.value);
+    }
+    return { ok: true, value: out };
+  }
+  return { ok: false, reason: `${describe(v)} is not a JSON value` };
+}
+
+function lonLatError(pos: unknown): string | null {
+  if (!Array.isArray(pos) || pos.length < 2 || pos.length > 3) return 'a position must be [longitude, latitude]';
+  if (!pos.every((n) => typeof n === 'number' && Number.isFinite(n))) return 'coordinates must be finite numbers';
+  const [lon, lat] = pos as number[];
+  if (lon! < -180 || lon! > 180) return `longitude ${lon} is outside [-180, 180]`;
+  if (lat! < -90 || lat! > 90) return `latitude ${lat} is outside [-90, 90]`;
+  return null;
+}
+
+/** Checks one polygon's rings (GeoJSON): closed, at least 4 positions, valid lon/lat. */
+export function ringsError(rings: unknown): string | null {
+  if (!Array.isArray(rings) || rings.length === 0) return 'a polygon must be a non-empty array of rings';
+  for (let r = 0; r < rings.length; r++) {
+    const ring = rings[r];
+    if (!Array.isArray(ring)) return `ring ${r} must be an array of [longitude, latitude] positions`;
+    if (ring.length < 4) return `ring ${r} has ${ring.length} positions; a ring needs at least 4`;
+    for (let p = 0; p < ring.length; p++) {
+      const err = lonLatError(ring[p]);
+      if (err) return `ring ${r}, position ${p}: ${err}`;
+    }
+    const a = ring[0] as number[];
+    const b = ring[ring.length - 1] as number[];
+    if (a[0] !== b[0] || a[1] !== b[1]) return `ring ${r} is not closed: its first and last positions differ`;
+  }
+  return null;
+}
+
+const CHECKS: Record<Category, (v: unknown) => Result> = {
+  string: (v) => (typeof v === 'string' ? { ok: true, value: v } : { ok: false, reason: `expected a string, got ${describe(v)}` }),
+  boolean: (v) => (typeof v === 'boolean' ? { ok: true, value: v } : { ok: false, reason: `expected a boolean, got ${describe(v)}` }),
+  int32: (v) =>
+    Number.isInteger(v) && (v as number) >= -2147483648 && (v as number) <= 2147483647
+      ? { ok: true, value: v }
+      : { ok: false, reason: `expected an integer in the Int32 range, got ${describe(v)}` },
+  int64: (v) => (Number.isSafeInteger(v) ? { ok: true, value: v } : { ok: false, reason: `expected a safe integer, got ${describe(v)}` }),
+  number: (v) =>
+    typeof v === 'number' && Number.isFinite(v) ? { ok: true, value: v } : { ok: false, reason: `expected a finite number, got ${describe(v)}` },
+  date: (v) => {
+    const iso = normalizeDate(v);
+    return iso === null ? { ok: false, reason: `expected ${DATE_FORMS}, got ${describe(v)}` } : { ok: true, value: iso };
+  },
+  duration: (v) =>
+    (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && DURATION.test(v))
+      ? { ok: true, value: v }
+      : { ok: false, reason: `expected seconds or a "d.hh:mm:ss" duration, got ${describe(v)}` },
+  any: (v) => jsonValue(v),
+  dict: (v) => (isPlainObject(v) ? jsonValue(v) : { ok: false, reason: `expected an object, got ${describe(v)}` }),
+  nested: (v) => (isPlainObject(v) ? jsonValue(v) : { ok: false, reason: `expected an object, got ${describe(v)}` }),
+  array: (v) => (Array.isArray(v) ? jsonValue(v) : { ok: false, reason: `expected an array, got ${describe(v)}` }),
+  set: (v) => {
+    if (!Array.isArray(v)) return { ok: false, reason: `expected an array, got ${describe(v)}` };
+    const r = jsonValue(v);
+    if (!r.ok) return r;
+    const seen = new Set<string>();
+    const out = (r.value as unknown[]).filter((x) => {
+      const k = JSON.stringify(x);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    return { ok: true, value: out };
+  },
+  enum: (v) =>
+    typeof v === 'string' || Number.isInteger(v) ? { ok: true, value: v } : { ok: false, reason: `expected an enumeration name or integer, got ${describe(v)}` },
+  geopoint: (v) => {
+    if (!isPlainObject(v) || v.type !== 'Point') return { ok: false, reason: 'expected a GeoJSON Point { type: "Point", coordinates: [lon, lat] }' };
+    const err = lonLatError(v.coordinates);
+    return err ? { ok: false, reason: err } : jsonValue(v);
+  },
+  geomultipolygon: (v) => {
+    if (!isPlainObject(v) || v.type !== 'MultiPolygon' || !Array.isArray(v.coordinates))
+      return { ok: false, reason: 'expected a GeoJSON MultiPolygon { type: "MultiPolygon", coordinates: [[[[lon, lat], …]]] }' };
+    for (let i = 0; i < v.coordinates.length; i++) {
+      const err = ringsError(v.coordinates[i]);
+      if (err) return { ok: false, reason: `polygon ${i}: ${err}` };
+    }
+    return jsonValue(v);
+  },
+};
+
+/** Checks and normalises one value of a field; null is allowed everywhere. */
+export function checkValue(field: FieldInfo, v: unknown): Result {
+  if (v === null) return { ok: true, value: null };
+  return CHECKS[field.category](v);
+}
+
+export interface ValidateOptions {
+  strict: boolean;
+  /** Position of the document in the request, for error reports. */
+  index: number;
+}
+
+/** A normalised copy of `doc`, or the errors that make it invalid. Undefined values are dropped. */
+export function validateDocument(
+  type: TypeInfo,
+  doc: unknown,
+  { strict, index }: ValidateOptions,
+): { doc: Record<string, unknown>; errors: EnvelopeError[] } {
+  const errors: EnvelopeError[] = [];
+  const out: Record<string, unknown> = {};
+  if (!isPlainObject(doc)) {
+    errors.push({ code: 'VALIDATION', index, message: `document ${index}: expected an object, got ${describe(doc)}` });
+    return { doc: out, errors };
+  }
+  for (const [key, value] of Object.entries(doc)) {
+    if (value === undefined) continue;
+    const field = type.fields.get(key);
+    if (!field) {
+      if (strict) {
+        errors.push({
+          code: 'UNKNOWN_FIELD',
+          index,
+          field: key,
+          message: `document ${index}: ${type.name} has no field "${key}"${didYouMean(key, type.fields.keys())}`,
+        });
+        continue;
+      }
+      const r = jsonValue(value);
+      if (r.ok) setOwn(out, key, r.value);
+      else errors.push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
+      continue;
+    }
+    const r = checkValue(field, value);
+    if (r.ok) setOwn(out, key, r.value);
+    else errors.push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
+  }
+  if ('id' in out && out.id !== null && (typeof out.id !== 'string' || out.id === '')) {
+    errors.push({ code: 'VALIDATION', index, field: 'id', message: `document ${index}: id: expected a non-empty string` });
+  }
+  return { doc: out, errors };
+}

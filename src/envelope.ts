@@ -1,0 +1,135 @@
+/** The one response shape of every operation, as the service answers. */
+
+export const ERROR_CODES = [
+  'INVALID_REQUEST',
+  'UNKNOWN_TYPE',
+  'UNKNOWN_FIELD',
+  'INVALID_QUERY',
+  'VALIDATION',
+  'DUPLICATE_KEY',
+  'ILLEGAL_OPERATION',
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'INTERNAL',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface EnvelopeError {
+  message: string;
+  code: ErrorCode;
+  /** Position of the offending document in the request's array. */
+  index?: number;
+  /** Field path of the offending value. */
+  field?: string;
+  /** The colliding unique key, for DUPLICATE_KEY. */
+  key?: Record<string, unknown>;
+}
+
+export interface Envelope<T = unknown> {
+  data: T[];
+  cursor: null;
+  hasCursor: false;
+  empty: boolean;
+  count: number;
+  total: number;
+  activityId: string | null;
+  success: boolean;
+  message: string;
+  errors: EnvelopeError[];
+  issues: string[];
+  hasErrors: boolean;
+  insertedIds: string[];
+  idsNotFound: string[];
+  updatedIds: string[];
+  deletedIds: string[];
+  referencesRemoved: string[];
+  referencesUpdated: string[];
+  referencesInserted: string[];
+}
+
+export interface EnvelopeParts<T> {
+  data?: T[];
+  count?: number;
+  total?: number;
+  message?: string;
+  errors?: EnvelopeError[];
+  issues?: string[];
+  insertedIds?: string[];
+  idsNotFound?: string[];
+  success?: boolean;
+}
+
+/** Builds a complete envelope; `success` defaults to "no errors". */
+export function envelope<T>(parts: EnvelopeParts<T> = {}): Envelope<T> {
+  const data = parts.data ?? [];
+  const errors = parts.errors ?? [];
+  const count = parts.count ?? data.length;
+  return {
+    data,
+    cursor: null,
+    hasCursor: false,
+    empty: data.length === 0,
+    count,
+    total: parts.total ?? count,
+    activityId: null,
+    success: parts.success ?? errors.length === 0,
+    message: parts.message ?? '',
+    errors,
+    issues: parts.issues ?? [],
+    hasErrors: errors.length > 0,
+    insertedIds: parts.insertedIds ?? [],
+    idsNotFound: parts.idsNotFound ?? [],
+    updatedIds: [],
+    deletedIds: [],
+    referencesRemoved: [],
+    referencesUpdated: [],
+    referencesInserted: [],
+  };
+}
+
+/** A failed envelope; the message summarises the first error unless given. */
+export function fail<T = never>(errors: EnvelopeError[], message?: string): Envelope<T> {
+  const first = errors[0]?.message ?? 'request failed';
+  const msg = message ?? (errors.length > 1 ? `${first} (and ${errors.length - 1} more)` : first);
+  return envelope<T>({ errors, message: msg, success: false, count: 0 });
+}
+
+/** Thrown inside the library to abort a request with an envelope error. */
+export class RequestError extends Error {
+  readonly errors: EnvelopeError[];
+  constructor(errors: EnvelopeError | EnvelopeError[]) {
+    const list = Array.isArray(errors) ? errors : [errors];
+    super(list[0]?.message ?? 'request failed');
+    this.name = 'RequestError';
+    this.errors = list;
+  }
+}
+
+export function requestError(code: ErrorCode, message: string, extra: Partial<EnvelopeError> = {}): RequestError {
+  return new RequestError({ message, code, ...extra });
+}
+
+/** Error thrown by `unwrap` for a failed envelope; carries the envelope. */
+export class DataStoreError extends Error {
+  readonly code: ErrorCode;
+  readonly envelope: Envelope<unknown>;
+  constructor(env: Envelope<unknown>) {
+    super(env.message || env.errors[0]?.message || 'request failed');
+    this.name = 'DataStoreError';
+    this.code = env.errors[0]?.code ?? 'INTERNAL';
+    this.envelope = env;
+  }
+}
+
+/**
+ * The data of a successful envelope, or throws a `DataStoreError` carrying it.
+ * @example const wells = unwrap(await store.query('Well', { basinName: 'Permian' }));
+ */
+export function unwrap<T>(env: Envelope<T>): T[] {
+  if (!env.success) throw new DataStoreError(env);
+  return env.data;
+}

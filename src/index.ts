@@ -1,0 +1,18 @@
+export { DataStore, type OpenOptions, type InsertOptions } from './store.js';
+export { unwrap, DataStoreError, ERROR_CODES, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
+export {
+  Catalogue,
+  TYPES as catalogue,
+  BASE_FIELDS,
+  CATALOGUE_VERSION,
+  DEFAULT_UNIQUE_KEYS,
+  type BuiltinCatalogue,
+  type CatalogueShape,
+  type Doc,
+  type DocInput,
+  type TypeName,
+  type GeoPoint,
+  type GeoMultiPolygon,
+} from './catalogue/index.js';
+export type { Query, QueryOptions, FieldCondition, Operators } from './query/types.js';
+export type { IndexSpec } from './sqlite/connection.js';

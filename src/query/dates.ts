@@ -1,0 +1,44 @@
+/** Date inputs (ISO 8601, YYYY-MM-DD, M/D/YYYY, Date) normalised to ISO 8601 UTC with milliseconds. */
+
+const MDY = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+export const DATE_FORMS = 'a date like 2024-05-01, 5/1/2024 or 2024-05-01T12:00:00Z';
+
+function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): number | null {
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59) return null;
+  const t = Date.UTC(y, mo - 1, d, h, mi, s, ms);
+  const back = new Date(t);
+  // Date.UTC rolls 2/30 over to 3/1; a round trip catches impossible days.
+  if (back.getUTCFullYear() !== y || back.getUTCMonth() !== mo - 1 || back.getUTCDate() !== d) return null;
+  return t;
+}
+
+/** The ISO form of a date input, or null when it is not a date. Times without a zone are UTC. */
+export function normalizeDate(input: unknown): string | null {
+  if (input instanceof Date) return Number.isNaN(input.getTime()) ? null : input.toISOString();
+  if (typeof input !== 'string') return null;
+  const s = input.trim();
+  let m = MDY.exec(s);
+  if (m) {
+    const t = utc(Number(m[3]), Number(m[1]), Number(m[2]));
+    return t === null ? null : new Date(t).toISOString();
+  }
+  m = ISO.exec(s);
+  if (!m) return null;
+  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  let t = utc(Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4] ?? 0), Number(m[5] ?? 0), Number(m[6] ?? 0), ms);
+  if (t === null) return null;
+  const zone = m[8];
+  if (zone && zone.toUpperCase() !== 'Z') {
+    const sign = zone[0] === '-' ? -1 : 1;
+    const digits = zone.slice(1).replace(':', '');
+    const hours = Number(digits.slice(0, 2));
+    const minutes = Number(digits.slice(2) || 0);
+    if (hours > 23 || minutes > 59) return null;
+    t -= sign * (hours * 60 + minutes) * 60_000;
+  }
+  const d = new Date(t);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}

@@ -1,0 +1,270 @@
+/** Query JSON → checked conditions: syntax, field paths against the catalogue, operands against field kinds. */
+import { didYouMean, type FieldInfo, type TypeInfo } from '../catalogue/index.js';
+import { OBJECT_CATEGORIES, SCALAR_CATEGORIES } from '../catalogue/kinds.js';
+import { describe, isPlainObject, jsonValue, ringsError } from '../catalogue/validate.js';
+import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
+import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
+import { DATE_FORMS, normalizeDate } from './dates.js';
+import { parseRegex } from './regex.js';
+
+const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
+const INDEX = /^(0|[1-9][0-9]{0,8})$/;
+const MAX_IN = 100_000;
+const MAX_PATH = 32;
+const OPS = new Map<string, Operator>(OPERATORS.map((o) => [o.toLowerCase(), o]));
+const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder'];
+
+export interface ParseContext {
+  type: TypeInfo;
+  strict: boolean;
+  /** Prefix for error paths: 'query' or 'options'. */
+  where?: string;
+}
+
+function invalid(path: string, message: string): RequestError {
+  return requestError('INVALID_QUERY', `${path}: ${message}`, { field: path.replace(/^query\./, '') });
+}
+
+/** Resolves a dotted path against the type; throws on bad syntax, unknown fields (strict) and paths into scalars. */
+export function parseFieldPath(ctx: ParseContext, text: string, label: string): FieldPath {
+  if (typeof text !== 'string' || text === '') throw invalid(label, 'a field path must be a non-empty string');
+  const parts = text.split('.');
+  if (parts.length > MAX_PATH) throw invalid(label, `a field path may have at most ${MAX_PATH} segments`);
+  const steps: { name: string; indexes: number[] }[] = [];
+  for (const part of parts) {
+    if (INDEX.test(part) && steps.length > 0) {
+      steps[steps.length - 1]!.indexes.push(Number(part));
+    } else if (SEGMENT.test(part)) {
+      steps.push({ name: part, indexes: [] });
+    } else {
+      throw invalid(label, `"${text}" is not a field path: segments are names (letters, digits, _ and -, not starting with a digit) or array indexes, joined by dots`);
+    }
+  }
+  const top = steps[0]!.name;
+  const field: FieldInfo | undefined = ctx.type.fields.get(top);
+  if (!field && ctx.strict) {
+    throw requestError('UNKNOWN_FIELD', `${label}: ${ctx.type.name} has no field "${top}"${didYouMean(top, ctx.type.fields.keys())}`, {
+      field: top,
+    });
+  }
+  const deeper = steps.length > 1 || steps[0]!.indexes.length > 0;
+  if (field && deeper && !OBJECT_CATEGORIES.has(field.category)) {
+    throw invalid(label, `"${top}" is a ${field.kind}; it has no fields or elements to reach into`);
+  }
+  const frozenSteps: Step[] = steps.map((s) => Object.freeze({ name: s.name, indexes: Object.freeze(s.indexes) }));
+  return Object.freeze({ text, steps: Object.freeze(frozenSteps), field, scalar: !!field && !deeper && SCALAR_CATEGORIES.has(field.category) });
+}
+
+/** Checks an eq/ne/in operand against the field's kind; returns the normalised value. */
+function equalityOperand(path: FieldPath, label: string, v: unknown): unknown {
+  if (v === null) return null;
+  if (v instanceof RegExp) throw invalid(label, 'a RegExp is only an operand of regex');
+  const cat = path.scalar ? path.field!.category : null;
+  switch (cat) {
+    case 'date': {
+      const iso = normalizeDate(v);
+      if (iso === null) throw invalid(label, `expected ${DATE_FORMS}, got ${describe(v)}`);
+      return iso;
+    }
+    case 'string':
+      if (typeof v !== 'string') throw invalid(label, `expected a string, got ${describe(v)}`);
+      return v;
+    case 'boolean':
+      if (typeof v !== 'boolean') throw invalid(label, `expected a boolean, got ${describe(v)}`);
+      return v;
+    case 'int32':
+    case 'int64':
+    case 'number':
+      if (typeof v !== 'number' || !Number.isFinite(v)) throw invalid(label, `expected a number, got ${describe(v)}`);
+      return v;
+    default: {
+      if (path.field?.category === 'enum' && !path.steps[1] && !(typeof v === 'string' || Number.isInteger(v))) {
+        throw invalid(label, `expected an enumeration name or integer, got ${describe(v)}`);
+      }
+      const r = jsonValue(v);
+      if (!r.ok) throw invalid(label, r.reason);
+      return r.value;
+    }
+  }
+}
+
+function comparisonOperand(path: FieldPath, label: string, v: unknown): string | number | boolean {
+  if (v === null || v === undefined) throw invalid(label, 'a comparison needs a value; null and missing never compare');
+  if (path.scalar || (path.field?.category === 'enum' && path.steps.length === 1)) {
+    const value = equalityOperand(path, label, v);
+    return value as string | number | boolean;
+  }
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  if (typeof v === 'string' || typeof v === 'boolean') return v;
+  if (v instanceof Date) return normalizeDate(v) ?? (() => { throw invalid(label, 'invalid Date'); })();
+  throw invalid(label, `comparisons take a number, string or boolean, got ${describe(v)}`);
+}
+
+function bboxOf(rings: readonly (readonly number[])[][]): [number, number, number, number] {
+  let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+  for (const [x, y] of rings[0]!) {
+    minX = Math.min(minX, x!); maxX = Math.max(maxX, x!);
+    minY = Math.min(minY, y!); maxY = Math.max(maxY, y!);
+  }
+  return [minX, minY, maxX, maxY];
+}
+
+function parseBounds(label: string, v: unknown): [number, number, number, number] {
+  if (!Array.isArray(v) || v.length !== 4) throw invalid(label, `bounds must be [x1, y1, x2, y2], got ${describe(v)}`);
+  if (!v.every((n) => typeof n === 'number' && Number.isFinite(n))) throw invalid(label, 'bounds must be four finite numbers');
+  const [x1, y1, x2, y2] = v as number[];
+  for (const x of [x1!, x2!]) if (x < -180 || x > 180) throw invalid(label, `longitude ${x} is outside [-180, 180]`);
+  for (const y of [y1!, y2!]) if (y < -90 || y > 90) throw invalid(label, `latitude ${y} is outside [-90, 90]`);
+  return [Math.min(x1!, x2!), Math.min(y1!, y2!), Math.max(x1!, x2!), Math.max(y1!, y2!)];
+}
+
+function parsePolygon(label: string, v: unknown): number[][][] {
+  const rings = isPlainObject(v) && v.type === 'Polygon' ? v.coordinates : v;
+  const err = ringsError(rings);
+  if (err) throw invalid(label, err);
+  return (rings as number[][][]).map((ring) => ring.map((p) => [p[0]!, p[1]!]));
+}
+
+/** One operator on one path → a condition, or null when it is dropped with a warning. */
+function parseOperator(ctx: ParseContext, path: FieldPath, op: Operator, operand: unknown, label: string, issues: string[]): Condition | null {
+  switch (op) {
+    case 'eq':
+    case 'ne':
+      return { op, path, value: equalityOperand(path, label, operand) };
+    case 'in': {
+      if (!Array.isArray(operand)) throw invalid(label, `in takes an array, got ${describe(operand)}`);
+      if (operand.length > MAX_IN) throw invalid(label, `in takes at most ${MAX_IN} values, got ${operand.length}`);
+      return { op, path, values: operand.map((v, i) => equalityOperand(path, `${label}[${i}]`, v)) };
+    }
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
+      return { op, path, value: comparisonOperand(path, label, operand) };
+    case 'regex': {
+      const cat = path.steps.length === 1 && path.steps[0]!.indexes.length === 0 ? path.field?.category : undefined;
+      if (cat && ['boolean', 'int32', 'int64', 'number', 'geopoint', 'geomultipolygon'].includes(cat)) {
+        throw invalid(label, `regex tests strings; "${path.text}" is a ${path.field!.kind}`);
+      }
+      let text: string;
+      if (operand instanceof RegExp) text = `/${operand.source}/${operand.flags.replace(/[gyu]/g, '')}`;
+      else if (typeof operand === 'string') text = operand;
+      else throw invalid(label, `regex takes a pattern string or "/pattern/flags", got ${describe(operand)}`);
+      const parsed = parseRegex(text);
+      if (typeof parsed === 'string') throw invalid(label, parsed);
+      return { op, path, source: parsed.source, flags: parsed.flags };
+    }
+    case 'bounds':
+    case 'polygon': {
+      const geo =
+        op === 'bounds'
+          ? ({ op, path, box: parseBounds(label, operand) } as const)
+          : (() => {
+              const rings = parsePolygon(label, operand);
+              return { op, path, rings, box: bboxOf(rings) } as const;
+            })();
+      const isPoint = path.field?.category === 'geopoint' && path.steps.length === 1 && path.steps[0]!.indexes.length === 0;
+      if (!isPoint) {
+        issues.push(`${label}: "${path.text}" is not a GeoPoint field of ${ctx.type.name}; the ${op} condition was ignored`);
+        return null;
+      }
+      return geo;
+    }
+  }
+}
+
+/** Parses and checks the `query` object: a plain value is eq, an array is in, an object holds operators. */
+export function parseQuery(ctx: ParseContext, query: unknown): { conditions: Condition[]; issues: string[] } {
+  const conditions: Condition[] = [];
+  const issues: string[] = [];
+  if (query === null || query === undefined) return { conditions, issues };
+  if (!isPlainObject(query)) throw requestError('INVALID_QUERY', `query: expected an object of field conditions, got ${describe(query)}`);
+  const errors: EnvelopeError[] = [];
+  for (const [key, cond] of Object.entries(query)) {
+    if (cond === undefined) continue;
+    const label = `query.${key}`;
+    try {
+      const path = parseFieldPath(ctx, key, label);
+      if (Array.isArray(cond)) {
+        const c = parseOperator(ctx, path, 'in', cond, label, issues);
+        if (c) conditions.push(c);
+      } else if (isPlainObject(cond)) {
+        const entries = Object.entries(cond).filter(([, v]) => v !== undefined);
+        if (entries.length === 0) throw invalid(label, 'an empty condition object; use { eq: {} } to match an empty object');
+        for (const [name, operand] of entries) {
+          const op = OPS.get(name.toLowerCase());
+          if (!op) {
+            throw invalid(
+              `${label}.${name}`,
+              `unknown operator "${name}" (operators: ${OPERATORS.join(', ')}; to match a whole object use { eq: {...} })`,
+            );
+          }
+          const c = parseOperator(ctx, path, op, operand, `${label}.${name}`, issues);
+          if (c) conditions.push(c);
+        }
+      } else {
+        const c = parseOperator(ctx, path, 'eq', cond, label, issues);
+        if (c) conditions.push(c);
+      }
+    } catch (e) {
+      if (!(e instanceof RequestError)) throw e;
+      errors.push(...e.errors);
+    }
+  }
+  if (errors.length) throw new RequestError(errors);
+  return { conditions, issues };
+}
+
+function nonNegativeInt(label: string, v: unknown): number {
+  if (v === undefined || v === null) return 0;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
+    throw requestError('INVALID_REQUEST', `${label}: expected a non-negative integer, got ${describe(v)}`, { field: label });
+  }
+  return v;
+}
+
+/** Parses `options` (limit, skip, sortBy, sortOrder). */
+export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort | null; limit: number; skip: number } {
+  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0 };
+  if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`);
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.includes(key)) {
+      throw requestError('INVALID_REQUEST', `options: unknown option "${key}"${didYouMean(key, OPTION_KEYS)}`, { field: `options.${key}` });
+    }
+  }
+  const limit = nonNegativeInt('options.limit', options.limit);
+  const skip = nonNegativeInt('options.skip', options.skip);
+  let sort: Sort | null = null;
+  const order = options.sortOrder ?? 1;
+  if (order !== 1 && order !== -1 && order !== 0) {
+    throw requestError('INVALID_REQUEST', `options.sortOrder: expected 1, -1 or 0, got ${describe(options.sortOrder)}`, { field: 'options.sortOrder' });
+  }
+  if (options.sortBy !== undefined && options.sortBy !== null && options.sortBy !== '') {
+    if (typeof options.sortBy !== 'string') {
+      throw requestError('INVALID_REQUEST', `options.sortBy: expected a field path, got ${describe(options.sortBy)}`, { field: 'options.sortBy' });
+    }
+    const path = parseFieldPath(ctx, options.sortBy, 'options.sortBy');
+    if (order !== 0) sort = { path, order };
+  }
+  return { sort, limit, skip };
+}
+
+export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): QueryPlan {
+  let parsed: { conditions: Condition[]; issues: string[] } | undefined;
+  const errors: EnvelopeError[] = [];
+  try {
+    parsed = parseQuery(ctx, query);
+  } catch (e) {
+    if (!(e instanceof RequestError)) throw e;
+    errors.push(...e.errors);
+  }
+  let opts: ReturnType<typeof parseOptions> | undefined;
+  try {
+    opts = parseOptions(ctx, options);
+  } catch (e) {
+    if (!(e instanceof RequestError)) throw e;
+    errors.push(...e.errors);
+  }
+  if (errors.length) throw new RequestError(errors);
+  return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, ...opts! });
+}
