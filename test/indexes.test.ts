@@ -1,0 +1,41 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { Catalogue, DataStore } from '../src/index.js';
+import { compileOrder, compileWhere } from '../src/query/compile.js';
+import { parsePlan } from '../src/query/parse.js';
+
+const store = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['basinName'] }] } });
+afterAll(() => store.close());
+const well = new Catalogue().resolve('Well')!;
+
+function plan(query: unknown, options?: unknown): string {
+  const p = parsePlan({ type: well, strict: true }, query, options);
+  const where = compileWhere(p.conditions, 'Well');
+  const sql = `SELECT json(doc) FROM "docs_Well" WHERE ${where.sql} ${compileOrder(p.sort)}`;
+  return (store.database.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...where.params) as { detail: string }[]).map((r) => r.detail).join('\n');
+}
+
+describe('indexes', () => {
+  it('uses the unique expression index for equality on pwi', () => {
+    expect(plan({ pwi: 'W1' })).toMatch(/SEARCH docs_Well USING INDEX ux_Well_pwi/);
+  });
+
+  it('uses an index for in-lists, ranges on indexed fields and extra indexes from options', () => {
+    expect(plan({ pwi: ['A', 'B', 'C'] })).toMatch(/USING INDEX ux_Well_pwi/);
+    expect(plan({ wellId: { gte: 'A', lt: 'B' } })).toMatch(/USING INDEX ix_Well_wellId/);
+    expect(plan({ basinName: 'Permian' })).toMatch(/USING INDEX ix_Well_basinName/);
+  });
+
+  it('indexes the compound key of DailyProduction and the fields users query most', () => {
+    const names = (store.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs_DailyProduction'`).pluck().all() as string[]).sort();
+    expect(names).toContain('ux_DailyProduction_pwi_prodDate');
+    expect(names).toContain('ix_DailyProduction_wellId');
+    expect(names).toContain('ix_DailyProduction_prodDate');
+  });
+
+  it('binds every value: operands never appear in the SQL text', () => {
+    const p = parsePlan({ type: well, strict: true }, { pwi: "x' OR 1=1 --", name: { regex: '/a/i' }, fracStages: { in: [1, 2] } }, undefined);
+    const where = compileWhere(p.conditions, 'Well');
+    expect(where.sql).not.toContain('OR 1=1');
+    expect(where.params).toContain("x' OR 1=1 --");
+  });
+});

@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataStore } from '../src/index.js';
+import { normalizeDate } from '../src/query/dates.js';
+import { parseRegex } from '../src/query/regex.js';
+import { ids } from './helpers/store.js';
+
+describe('dates', () => {
+  it.each([
+    ['5/1/2024', '2024-05-01T00:00:00.000Z'],
+    ['12/31/1999', '1999-12-31T00:00:00.000Z'],
+    ['2024-05-01', '2024-05-01T00:00:00.000Z'],
+    ['2024-05-01T12:30:00Z', '2024-05-01T12:30:00.000Z'],
+    ['2024-05-01T12:30:00.1234Z', '2024-05-01T12:30:00.123Z'],
+    ['2024-05-01T12:30:00', '2024-05-01T12:30:00.000Z'],
+    ['2024-05-01T12:30:00-05:00', '2024-05-01T17:30:00.000Z'],
+    ['2024-05-01T01:00+0130', '2024-04-30T23:30:00.000Z'],
+    ['2/29/2024', '2024-02-29T00:00:00.000Z'],
+  ])('normalises %s', (input, iso) => {
+    expect(normalizeDate(input)).toBe(iso);
+  });
+
+  it.each(['2/30/2024', '13/1/2024', '2023-02-29', 'yesterday', '2024-05-01T25:00:00Z', '', '1714521600', '2024/05/01'])('refuses %j', (input) => {
+    expect(normalizeDate(input)).toBeNull();
+  });
+});
+
+describe('regex', () => {
+  const store = DataStore.open();
+  beforeAll(async () => {
+    await store.insert('Well', [{ pwi: 'A', name: 'a'.repeat(30_000) }, { pwi: 'B', name: 'Smith 1H' }]);
+  });
+  afterAll(() => store.close());
+
+  it('splits /pattern/flags and refuses unknown flags and RE2-unsupported syntax', () => {
+    expect(parseRegex('/^ab/i')).toEqual({ source: '^ab', flags: 'i' });
+    expect(parseRegex('plain')).toEqual({ source: 'plain', flags: '' });
+    expect(parseRegex('/a/g')).toMatch(/unsupported regex flag "g"/);
+    expect(parseRegex('(a)\\1')).toMatch(/invalid regex/);
+    expect(parseRegex('(?=a)')).toMatch(/invalid regex/);
+  });
+
+  it('answers a catastrophic-backtracking pattern over a long string: RE2 runs in linear time', async () => {
+    // A backtracking engine needs ~2^n steps for (a+)+$ against a run of a's followed by a non-match.
+    const r = await store.query('Well', { name: { regex: '(a+)+$x' } });
+    expect(r.success).toBe(true);
+    expect(r.data).toEqual([]);
+    expect(await ids(store, 'Well', { name: { regex: '^(a+)+$' } })).toHaveLength(1);
+  });
+
+  it('reports an invalid pattern as INVALID_QUERY naming the path', async () => {
+    const r = await store.query('Well', { name: { regex: '(unclosed' } });
+    expect(r.errors[0]).toMatchObject({ code: 'INVALID_QUERY', field: 'name.regex' });
+    expect(r.message).toContain('query.name.regex');
+  });
+});
