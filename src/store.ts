@@ -72,6 +72,13 @@ function isDuplicate(e: unknown): e is Error & { code: string } {
   return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+const BUSY_ATTEMPTS = 3;
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
 function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
@@ -222,11 +229,18 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   /** Runs one request: misuse throws now; bad input and failures become an envelope. */
   #run<T>(fn: () => Envelope<T>): Promise<Envelope<T>> {
     if (this.#core.closed) throw new TypeError('The DataStore is closed');
-    try {
-      return Promise.resolve(fn());
-    } catch (e) {
-      if (e instanceof RequestError) return Promise.resolve(fail<T>(e.errors));
-      return Promise.resolve(fail<T>([{ code: 'INTERNAL', message: `internal error: ${(e as Error)?.message ?? String(e)}` }]));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return Promise.resolve(fn());
+      } catch (e) {
+        if (e instanceof RequestError) return Promise.resolve(fail<T>(e.errors));
+        // A request is one transaction, rolled back whole: after the busy timeout it is safe to run it again.
+        if (isBusy(e) && attempt < BUSY_ATTEMPTS) continue;
+        const message = isBusy(e)
+          ? `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`
+          : `internal error: ${(e as Error)?.message ?? String(e)}`;
+        return Promise.resolve(fail<T>([{ code: 'INTERNAL', message }]));
+      }
     }
   }
 

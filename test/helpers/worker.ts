@@ -1,0 +1,58 @@
+/**
+ * A child process that writes to (and reads from) a file store, for the crash and concurrency tests.
+ * argv: file, mode ('writer' | 'reader'), tag, batches, batchSize.
+ * The writer prints `ack <batch>` after each acknowledged request; the reader prints `bad <batch> <count>`
+ * whenever it sees a request in part, and `done <reads> <errors>` at the end.
+ */
+import { DataStore } from '../../src/index.js';
+
+const [file, mode, tag, batchesArg, sizeArg] = process.argv.slice(2);
+const batches = Number(batchesArg);
+const size = Number(sizeArg);
+const store = DataStore.open(file!, { busyTimeoutMs: 10_000 });
+
+function doc(batch: number, i: number) {
+  const x = ((batch * 7919 + i * 104729) % 36000) / 100 - 180;
+  const y = ((batch * 104729 + i * 7919) % 18000) / 100 - 90;
+  return { pwi: `${tag}-${batch}-${i}`, wellId: `${tag}-${batch}`, fracStages: i, surfaceLoc: { type: 'Point' as const, coordinates: [x, y] } };
+}
+
+async function writer() {
+  let errors = 0;
+  for (let b = 0; b < batches; b++) {
+    const docs = Array.from({ length: size }, (_, i) => doc(b, i));
+    const r = await store.insert('Well', docs, { atomic: true });
+    if (!r.success) {
+      errors++;
+      process.stderr.write(`error ${b} ${r.message}\n`);
+    } else process.stdout.write(`ack ${b}\n`);
+    if (b % 5 === 0) {
+      const q = await store.query('Well', { wellId: `${tag}-${b}` });
+      if (q.count !== size) errors++;
+    }
+  }
+  process.stdout.write(`done ${batches} ${errors}\n`);
+}
+
+async function reader() {
+  let reads = 0;
+  let errors = 0;
+  const deadline = Date.now() + 20_000;
+  // Read until the writer (tag) has written its last batch, checking that every batch is seen whole or not at all.
+  for (;;) {
+    const r = await store.query('Well', { pwi: { regex: `^${tag}-` } });
+    if (!r.success) {
+      errors++;
+      process.stderr.write(`error ${r.message}\n`);
+    }
+    reads++;
+    const perBatch = new Map<string, number>();
+    for (const d of r.data) perBatch.set(d.wellId as string, (perBatch.get(d.wellId as string) ?? 0) + 1);
+    for (const [b, n] of perBatch) if (n !== size) process.stdout.write(`bad ${b} ${n}\n`);
+    if (perBatch.size >= batches || Date.now() > deadline) break;
+  }
+  process.stdout.write(`done ${reads} ${errors}\n`);
+}
+
+await (mode === 'reader' ? reader() : writer());
+store.close();
