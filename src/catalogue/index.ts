@@ -70,7 +70,7 @@ export function didYouMean(name: string, names: Iterable<string>): string {
 }
 
 /** Type aliases the service accepts besides the wire names. */
-const ALIASES: Record<string, string> = { folder: 'Petron' };
+const ALIASES: ReadonlyMap<string, string> = new Map([['folder', 'Petron']]);
 
 export class Catalogue {
   readonly version: string;
@@ -102,7 +102,8 @@ export class Catalogue {
   /** The type a request names, case-insensitively; `Folder` is `Petron`. */
   resolve(name: string): TypeInfo | undefined {
     const lower = name.toLowerCase();
-    return this.byLower.get(lower) ?? (ALIASES[lower] ? this.byLower.get(ALIASES[lower]!.toLowerCase()) : undefined);
+    const alias = ALIASES.get(lower);
+    return this.byLower.get(lower) ?? (alias ? this.byLower.get(alias.toLowerCase()) : undefined);
   }
 
   /** `[{ name, type }]` for every top-level field: base fields first, then the type's own. */

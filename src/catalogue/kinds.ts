@@ -24,7 +24,7 @@ const BASE_CATEGORIES: Record<string, Category> = {
 
 /** Category of a wire kind; names ending in `Unit` are the unit enumerations, any other unknown name is a nested type. */
 export function categoryOf(kind: string): Category {
-  const base = BASE_CATEGORIES[kind];
+  const base = Object.hasOwn(BASE_CATEGORIES, kind) ? BASE_CATEGORIES[kind] : undefined;
   if (base) return base;
   if ((QUANTITY_KINDS as readonly string[]).includes(kind)) return 'number';
   if ((ENUM_KINDS as readonly string[]).includes(kind) || /Unit$/.test(kind)) return 'enum';

@@ -75,6 +75,14 @@ function typeClass(v: string | number | boolean): string {
   return `('text')`;
 }
 
+/**
+ * Moves a prefilter bound outward past float32 rounding: the R*Tree rounds its own boxes outward, except for
+ * values below float32's normal range, which it may round toward zero (1e-40 is stored as 9.99994e-41).
+ */
+function widen(v: number, dir: 1 | -1): number {
+  return v + dir * (Math.abs(v) * 2 ** -20 + 1e-37);
+}
+
 const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
 function equalityAny(path: FieldPath, values: readonly unknown[], params: unknown[]): string {
@@ -135,7 +143,7 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
       const px = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [0] }])})`;
       const py = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [1] }])})`;
       // The R*Tree holds float32 boxes rounded outward: it only finds candidates; the exact test is on the stored doubles.
-      params.push(maxX, minX, maxY, minY);
+      params.push(widen(maxX, 1), widen(minX, -1), widen(maxY, 1), widen(minY, -1));
       const prefilter = `${ident(docsTable(type))}.rowid IN (SELECT id FROM ${ident(rtreeTable(type, field))} WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?)`;
       if (c.op === 'bounds') {
         params.push(minX, maxX, minY, maxY);
