@@ -96,14 +96,13 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
   switch (c.op) {
     case 'eq':
     case 'ne': {
-      let sql: string;
       if (c.path.scalar) {
-        if (c.value === null) sql = `${x} IS NULL`;
-        else {
-          params.push(bind(c.value as string | number | boolean));
-          sql = `${x} = ?`;
-        }
-      } else sql = equalityAny(c.path, [c.value], params);
+        // IS / IS NOT are NULL-safe: `ne` keeps null and missing values, exactly `not eq`.
+        if (c.value === null) return `${x} ${c.op === 'eq' ? 'IS NULL' : 'IS NOT NULL'}`;
+        params.push(bind(c.value as string | number | boolean));
+        return `${x} ${c.op === 'eq' ? '=' : 'IS NOT'} ?`;
+      }
+      const sql = equalityAny(c.path, [c.value], params);
       return c.op === 'eq' ? sql : `NOT (${sql})`;
     }
     case 'in': {
