@@ -332,6 +332,37 @@ describe('file stores', () => {
   });
 });
 
+describe('opening an existing file', () => {
+  it('reads the schema fingerprint and takes no write lock, so it opens while another connection writes', async () => {
+    const t = tempDir();
+    try {
+      const a = DataStore.open(t.file());
+      await a.insert('Well', [{ pwi: 'A' }]);
+      a.database.prepare('BEGIN IMMEDIATE').run();
+      const b = DataStore.open(t.file(), { busyTimeoutMs: 0 });
+      expect(await ids(b, 'Well', { pwi: 'A' })).toHaveLength(1);
+      a.database.prepare('ROLLBACK').run();
+      b.close();
+      a.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('adds the indexes a later open asks for', async () => {
+    const t = tempDir();
+    try {
+      DataStore.open(t.file()).close();
+      const b = DataStore.open(t.file(), { indexes: { Well: [{ fields: ['basinName'] }] } });
+      const names = b.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).pluck().all();
+      expect(names).toContain('ix_Well_basinName');
+      b.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
 describe('misuse and envelopes', () => {
   it('throws TypeError on a closed store and for a non-string path', async () => {
     const s = DataStore.open();

@@ -1,4 +1,5 @@
 /** The SQLite side: opening a file or memory, pragmas, SQL functions, the schema (tables, indexes, R*Trees) and a statement cache. */
+import { createHash } from 'node:crypto';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import Database from 'better-sqlite3';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
@@ -103,12 +104,28 @@ function typeSchema(info: TypeInfo, opts: SchemaOptions, uniques: Map<string, Un
   return sql;
 }
 
-/** Creates what is missing (never drops anything) and returns the unique indexes by name. */
+function storedFingerprint(db: Db): string | undefined {
+  try {
+    return db.prepare(`SELECT value FROM cd_meta WHERE key = 'schema'`).pluck().get() as string | undefined;
+  } catch {
+    return undefined; // a new file: no meta table yet
+  }
+}
+
+/**
+ * Creates what is missing (never drops anything) and returns the unique indexes by name.
+ * A fingerprint of the DDL is kept in the file, so opening an up-to-date file only reads one row
+ * and takes no write lock.
+ */
 export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions): Map<string, UniqueIndex> {
   const uniques = new Map<string, UniqueIndex>();
   const statements = catalogue.names.flatMap((name) => typeSchema(catalogue.resolve(name)!, opts, uniques));
+  const fingerprint = createHash('sha256').update(statements.join(';\n')).digest('hex');
+  if (storedFingerprint(db) === fingerprint) return uniques;
   db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS cd_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     for (const s of statements) db.exec(s);
+    db.prepare(`INSERT INTO cd_meta (key, value) VALUES ('schema', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(fingerprint);
   }).immediate();
   return uniques;
 }
