@@ -62,12 +62,39 @@ function candidates(steps: readonly Step[]): string {
   );
 }
 
-/** A tested value c equals an operand o (both rows of json_type/value): MongoDB's type-bracketed equality. */
-const MATCH =
-  `CASE WHEN o.type = 'null' THEN (c.t IS NULL OR c.t = 'null') ` +
-  `WHEN o.type IN ('true', 'false') THEN c.t = o.type ` +
-  `WHEN o.type IN ('integer', 'real') THEN c.t IN ('integer', 'real') AND c.v = o.value ` +
-  `ELSE c.t = o.type AND c.v = o.value END`;
+/** A tested value (t = its json_type, v = its value) equals an operand row o of json_each: MongoDB's type-bracketed equality. */
+function matchRow(t: string, v: string): string {
+  return (
+    `CASE WHEN o.type = 'null' THEN (${t} IS NULL OR ${t} = 'null') ` +
+    `WHEN o.type IN ('true', 'false') THEN ${t} = o.type ` +
+    `WHEN o.type IN ('integer', 'real') THEN ${t} IN ('integer', 'real') AND ${v} = o.value ` +
+    `ELSE ${t} = o.type AND ${v} = o.value END`
+  );
+}
+
+/** A tested value (t, v) equals one operand; each call binds its own values. */
+function equals(t: string, v: string, value: unknown, params: unknown[]): string {
+  if (value === null) return `(${t} IS NULL OR ${t} = 'null')`;
+  if (typeof value === 'boolean') return `${t} = '${value}'`;
+  if (typeof value === 'number') {
+    params.push(value);
+    return `(${t} IN ('integer', 'real') AND ${v} = ?)`;
+  }
+  if (typeof value === 'string') {
+    params.push(value);
+    return `(${t} = 'text' AND ${v} = ?)`;
+  }
+  // Arrays and objects compare whole, as SQLite renders them (minified, key order kept).
+  params.push(JSON.stringify(value));
+  return `(${t} = '${Array.isArray(value) ? 'array' : 'object'}' AND ${v} = json(?))`;
+}
+
+/** A tested value equals any of the operands: a short OR, or a join with the bound list for long ones. */
+function equalsAny(t: string, v: string, values: readonly unknown[], params: unknown[]): string {
+  if (values.length <= 8) return `(${values.map((x) => equals(t, v, x, params)).join(' OR ')})`;
+  params.push(JSON.stringify(values));
+  return `EXISTS (SELECT 1 FROM json_each(?) AS o WHERE ${matchRow(t, v)})`;
+}
 
 function typeClass(v: string | number | boolean): string {
   if (typeof v === 'number') return `('integer', 'real')`;
@@ -85,9 +112,37 @@ function widen(v: number, dir: 1 | -1): number {
 
 const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
 
-function equalityAny(path: FieldPath, values: readonly unknown[], params: unknown[]): string {
-  params.push(JSON.stringify(values));
-  return `EXISTS (SELECT 1 FROM (${candidates(path.steps)}) AS c, json_each(?) AS o WHERE ${MATCH})`;
+/**
+ * Some value along an untyped path satisfies `test(t, v)`. When no array lies on the path (the common
+ * case) only the leaf is tested, without the correlated fan-out subquery.
+ */
+function someValue(path: FieldPath, params: unknown[], test: (t: string, v: string, params: unknown[]) => string): string {
+  const full = jsonPath(path.steps);
+  const plain = path.steps.map((_, i) => `json_type(doc, ${jsonPath(path.steps.slice(0, i + 1))}) IS NOT 'array'`).join(' AND ');
+  const direct = test(`json_type(doc, ${full})`, `json_extract(doc, ${full})`, params);
+  const fanned = test('c.t', 'c.v', params);
+  // IFNULL: a missing leaf makes the direct test NULL, which `NOT` would keep NULL rather than true.
+  return `(CASE WHEN ${plain} THEN IFNULL(${direct}, 0) ELSE EXISTS (SELECT 1 FROM (${candidates(path.steps)}) AS c WHERE ${fanned}) END)`;
+}
+
+/** The literal text every match of an anchored, case-sensitive pattern starts with (`^Smith 1` → `Smith 1`). */
+export function literalPrefix(source: string, flags: string): string {
+  if (flags.includes('i') || flags.includes('m') || !source.startsWith('^')) return '';
+  let prefix = /^[^\\.*+?()[\]{}|^$]*/.exec(source.slice(1))![0];
+  // A quantifier after the run applies to its last character, which is then not certain.
+  if (/^[*+?{]/.test(source.slice(1 + prefix.length))) prefix = [...prefix].slice(0, -1).join('');
+  return prefix;
+}
+
+/** The smallest string above every string that starts with `prefix` (last code point + 1): UTF-8 byte order is code point order. */
+export function prefixEnd(prefix: string): string | null {
+  const chars = [...prefix];
+  while (chars.length) {
+    let next = chars.pop()!.codePointAt(0)! + 1;
+    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
+    if (next <= 0x10ffff) return chars.join('') + String.fromCodePoint(next);
+  }
+  return null;
 }
 
 /** One condition → SQL; scalar-typed fields compare their canonical expression directly so indexes apply. */
@@ -102,8 +157,8 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
         params.push(bind(c.value as string | number | boolean));
         return `${x} ${c.op === 'eq' ? '=' : 'IS NOT'} ?`;
       }
-      const sql = equalityAny(c.path, [c.value], params);
-      return c.op === 'eq' ? sql : `NOT (${sql})`;
+      const sql = someValue(c.path, params, (t, v, p) => equals(t, v, c.value, p));
+      return c.op === 'eq' ? sql : `NOT ${sql}`;
     }
     case 'in': {
       if (c.values.length === 0) return '0';
@@ -120,20 +175,42 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
         if (nonNull.length < c.values.length) parts.push(`${x} IS NULL`);
         return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
       }
-      return equalityAny(c.path, c.values, params);
+      return someValue(c.path, params, (t, v, p) => equalsAny(t, v, c.values, p));
     }
     case 'lt':
     case 'lte':
     case 'gt':
     case 'gte': {
-      params.push(bind(c.value));
-      if (c.path.scalar) return `${x} ${COMPARE[c.op]} ?`;
-      return `EXISTS (SELECT 1 FROM (${candidates(c.path.steps)}) AS c WHERE c.t IN ${typeClass(c.value)} AND c.v ${COMPARE[c.op]} ?)`;
+      if (c.path.scalar) {
+        params.push(bind(c.value));
+        return `${x} ${COMPARE[c.op]} ?`;
+      }
+      return someValue(c.path, params, (t, v, p) => {
+        p.push(bind(c.value));
+        return `(${t} IN ${typeClass(c.value)} AND ${v} ${COMPARE[c.op]} ?)`;
+      });
     }
     case 'regex': {
-      params.push(c.source, c.flags);
-      if (c.path.scalar) return `cd_regexp(?, ?, ${x})`;
-      return `EXISTS (SELECT 1 FROM (${candidates(c.path.steps)}) AS c WHERE c.t = 'text' AND cd_regexp(?, ?, c.v))`;
+      if (c.path.scalar) {
+        // An anchored literal prefix becomes a range, so an index (or a cheap comparison) narrows before RE2 runs.
+        const prefix = literalPrefix(c.source, c.flags);
+        const end = prefix ? prefixEnd(prefix) : null;
+        let range = '';
+        if (prefix) {
+          params.push(prefix);
+          range = `${x} >= ? AND `;
+          if (end !== null) {
+            params.push(end);
+            range += `${x} < ? AND `;
+          }
+        }
+        params.push(c.source, c.flags);
+        return `${range}cd_regexp(?, ?, ${x})`;
+      }
+      return someValue(c.path, params, (t, v, p) => {
+        p.push(c.source, c.flags);
+        return `(${t} = 'text' AND cd_regexp(?, ?, ${v}))`;
+      });
     }
     case 'bounds':
     case 'polygon': {
