@@ -1,0 +1,37 @@
+/** `consolidata export`: a type's documents as NDJSON, paged so memory stays flat. */
+import { once } from 'node:events';
+import type { Writable } from 'node:stream';
+import type { Envelope } from '../envelope.js';
+import type { StoreLike } from '../http/types.js';
+
+export interface ExportOptions {
+  store: StoreLike;
+  type: string;
+  /** A query object (default: every document). */
+  query?: unknown;
+  output: Writable;
+  /** Documents per page (default 1000). */
+  pageSize?: number;
+}
+
+/**
+ * Writes every matching document as one JSON line, page by page in insertion order;
+ * resolves with the count, or with the store's failed envelope (unknown type, bad query).
+ * @example await runExport({ store, type: 'Well', query: { basinName: 'Permian' }, output: process.stdout });
+ */
+export async function runExport(opts: ExportOptions): Promise<{ exported: number; failure?: Envelope<unknown> }> {
+  const pageSize = opts.pageSize ?? 1000;
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError('pageSize must be a positive integer');
+  let exported = 0;
+  // Without sortBy the store answers in insertion order, so limit/skip pages are stable.
+  for (;;) {
+    const page = await opts.store.query(opts.type, opts.query ?? {}, { limit: pageSize, skip: exported });
+    if (!page.success) return { exported, failure: page };
+    if (page.data.length === 0) break;
+    const text = page.data.map((d) => JSON.stringify(d)).join('\n') + '\n';
+    if (!opts.output.write(text)) await once(opts.output, 'drain');
+    exported += page.data.length;
+    if (page.data.length < pageSize) break;
+  }
+  return { exported };
+}

@@ -1,0 +1,56 @@
+/** Fetch bridge: `Request → Response` over the routing core (Hono, Bun, Deno, Next route handlers). */
+import { createRouter } from './route.js';
+import { BodyError, type HttpOptions, type StoreLike } from './types.js';
+
+/** Reads a Fetch body, cancelling the stream as soon as it crosses `limit`. */
+export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw new BodyError(413, 'too large');
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new BodyError(413, 'too large');
+      }
+      chunks.push(value);
+    }
+  } catch (e) {
+    if (e instanceof BodyError) throw e;
+    throw new BodyError(400, `could not be read (${(e as Error)?.message ?? e})`);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * A Fetch handler serving both route families of the API under `basePath`.
+ * @example
+ * const handle = createFetchHandler(store, { basePath: '/api' });
+ * app.all('/api/*', (c) => handle(c.req.raw));   // Hono
+ */
+export function createFetchHandler(store: StoreLike, options: HttpOptions = {}): (request: Request) => Promise<Response> {
+  const router = createRouter(store, options);
+  return async (request) => {
+    const url = new URL(request.url);
+    const out = await router.handle({
+      method: request.method,
+      path: url.pathname,
+      searchParams: url.searchParams,
+      headers: request.headers,
+      readBody: () => readFetchBody(request, router.maxBodyBytes),
+    });
+    return new Response(JSON.stringify(out.envelope), { status: out.status, headers: out.headers });
+  };
+}

@@ -1,0 +1,287 @@
+/** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
+import { fail, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
+import { BodyError, type CoreRequest, type CoreResponse, type HttpOptions, type StoreLike } from './types.js';
+
+export const DEFAULT_BASE_PATH = '/api';
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+type Json = Record<string, unknown>;
+type Handler = (store: StoreLike, body: Json, req: CoreRequest) => Promise<Envelope<unknown>>;
+
+interface Route {
+  /** Method → handler; `json: false` marks routes that take no body. */
+  methods: Record<string, { json: boolean; keys?: readonly string[]; run: Handler }>;
+}
+
+const STATUS: Record<ErrorCode, number> = {
+  INVALID_REQUEST: 400,
+  UNKNOWN_TYPE: 400,
+  UNKNOWN_FIELD: 400,
+  INVALID_QUERY: 400,
+  VALIDATION: 400,
+  DUPLICATE_KEY: 409,
+  ILLEGAL_OPERATION: 400,
+  UNAUTHORIZED: 401,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  INTERNAL: 500,
+};
+
+const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'] as const;
+type V1Request = (typeof V1_REQUESTS)[number];
+
+/** HTTP status of an envelope: 200 on success (the refused empty delete included), else by its first error's code. */
+export function statusOf(env: Envelope<unknown>): number {
+  if (env.success) return 200;
+  if (env.errors.some((e) => e.code === 'INTERNAL')) return 500;
+  const code = env.errors[0]?.code;
+  return code ? STATUS[code] : 400;
+}
+
+function bad(message: string, field?: string): Envelope<unknown> {
+  const error: EnvelopeError = { code: 'INVALID_REQUEST', message };
+  if (field !== undefined) error.field = field;
+  return fail([error]);
+}
+
+function isObject(v: unknown): v is Json {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (v === undefined) return 'nothing';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** v1 documents may name their id `objectId`: it becomes `id` (when `id` is absent) and is dropped. */
+function objectIdToId(doc: unknown): unknown {
+  if (!isObject(doc) || !('objectId' in doc)) return doc;
+  const { objectId, ...rest } = doc;
+  if (rest.id === undefined) rest.id = objectId;
+  return rest;
+}
+
+/** A v1 query may also say `objectId` for `id`; null means `{}`, as for a missing query. */
+function v1Query(query: unknown): unknown {
+  if (query === null || query === undefined) return {};
+  return objectIdToId(query);
+}
+
+async function v1(store: StoreLike, body: Json): Promise<Envelope<unknown>> {
+  const kind = typeof body.request === 'string' ? body.request.toLowerCase() : undefined;
+  if (!kind || !(V1_REQUESTS as readonly string[]).includes(kind)) {
+    return bad(`request: expected one of ${V1_REQUESTS.join(', ')}, got ${typeof body.request === 'string' ? JSON.stringify(body.request) : describe(body.request)}`, 'request');
+  }
+  const type = body.type as string;
+  switch (kind as V1Request) {
+    case 'get': {
+      const options = body.options === null ? undefined : body.options;
+      return store.query(type, v1Query(body.query), options);
+    }
+    case 'insert':
+    case 'replace': {
+      if (!Array.isArray(body.body)) return bad(`body: expected an array of documents, got ${describe(body.body)}`, 'body');
+      const docs = body.body.map(objectIdToId);
+      if (kind === 'replace') return store.replace(type, docs);
+      return store.insert(type, docs, (body.options ?? undefined) as { atomic?: boolean } | undefined);
+    }
+    case 'update': {
+      // The service's older form puts the fields to set in `options`.
+      const fields = body.body ?? body.options;
+      return store.update(type, v1Query(body.query), fields);
+    }
+    case 'delete':
+      return store.delete(type, v1Query(body.query));
+    case 'types':
+      return store.types();
+    case 'schema':
+      return store.schema(type);
+  }
+}
+
+const ROUTES: Record<string, Route> = {
+  '/data/query': {
+    methods: {
+      POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b) => s.query(b.type as string, b.query, b.options) },
+    },
+  },
+  '/data': {
+    methods: {
+      POST: { json: true, keys: ['type', 'data', 'options'], run: (s, b) => s.insert(b.type as string, b.data, b.options as { atomic?: boolean }) },
+      PUT: { json: true, keys: ['type', 'data'], run: (s, b) => s.replace(b.type as string, b.data) },
+      PATCH: { json: true, keys: ['type', 'query', 'body'], run: (s, b) => s.update(b.type as string, b.query, b.body) },
+      DELETE: { json: true, keys: ['type', 'query'], run: (s, b) => s.delete(b.type as string, b.query) },
+    },
+  },
+  '/data/types': {
+    methods: { GET: { json: false, run: (s) => s.types() } },
+  },
+  '/data/schema': {
+    methods: {
+      GET: { json: false, run: (s, _b, req) => s.schema(req.searchParams.get('type') as string) },
+      POST: { json: true, keys: ['type'], run: (s, b) => s.schema(b.type as string) },
+    },
+  },
+  '/v1/data': {
+    methods: { POST: { json: true, keys: ['type', 'request', 'query', 'options', 'body'], run: (s, b) => v1(s, b) } },
+  },
+};
+
+/** `/api/` → `/api`; `''` and `/` → `''`. */
+export function normaliseBasePath(basePath: string): string {
+  if (typeof basePath !== 'string') throw new TypeError('basePath must be a string');
+  let p = basePath.trim();
+  if (p && !p.startsWith('/')) p = `/${p}`;
+  return p.replace(/\/+$/, '');
+}
+
+/** `application/json` with an optional utf-8 charset, any case. */
+export function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  const [type, ...params] = value.split(';').map((s) => s.trim().toLowerCase());
+  if (type !== 'application/json') return false;
+  for (const p of params) {
+    const [name, raw] = p.split('=').map((s) => s.trim());
+    if (name === 'charset' && raw?.replace(/^"|"$/g, '') !== 'utf-8' && raw?.replace(/^"|"$/g, '') !== 'utf8') return false;
+  }
+  return true;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Bytes → the request's JSON object, or the envelope saying why not. */
+export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: true; value: Json } | { ok: false; envelope: Envelope<unknown> } {
+  let value: unknown;
+  if (source instanceof Uint8Array) {
+    let text: string;
+    try {
+      text = utf8.decode(source);
+    } catch {
+      return { ok: false, envelope: bad('request body: not valid UTF-8') };
+    }
+    if (text.trim() === '') return { ok: false, envelope: bad('request body: expected a JSON object, got an empty body') };
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      return { ok: false, envelope: bad(`request body: malformed JSON (${(e as Error).message})`) };
+    }
+  } else {
+    value = source.parsed;
+  }
+  if (!isObject(value)) return { ok: false, envelope: bad(`request body: expected a JSON object, got ${describe(value)}`) };
+  return { ok: true, value };
+}
+
+function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | undefined {
+  const extra = Object.keys(body).filter((k) => !keys.includes(k));
+  if (!extra.length) return undefined;
+  const errors = extra.map((k): EnvelopeError => {
+    const near = keys.find((known) => known.toLowerCase() === k.toLowerCase() || closeEnough(known, k));
+    return { code: 'INVALID_REQUEST', field: k, message: `request body: unknown key "${k}"${near ? ` (did you mean "${near}"?)` : ''}; expected ${keys.join(', ')}` };
+  });
+  return fail(errors);
+}
+
+/** One edit apart (typos like `qeury`, `datas`). */
+function closeEnough(a: string, b: string): boolean {
+  if (Math.abs(a.length - b.length) > 1) return false;
+  const [s, t] = a.length <= b.length ? [a, b] : [b, a];
+  let i = 0;
+  while (i < s.length && s[i] === t[i]) i++;
+  if (s.length === t.length) return s.slice(i + 1) === t.slice(i + 1) || (s[i] === t[i + 1] && s[i + 1] === t[i] && s.slice(i + 2) === t.slice(i + 2));
+  return s.slice(i) === t.slice(i + 1);
+}
+
+/**
+ * Builds the routing core shared by `createFetchHandler` and `createNodeHandler`.
+ * @example const route = createRouter(store, { basePath: '/api' }); const { status, envelope } = await route.handle(req);
+ */
+export function createRouter(store: StoreLike, options: HttpOptions = {}) {
+  // validate
+  if (!store || typeof store.query !== 'function') throw new TypeError('createRouter: expected a DataStore');
+  if (options === null || typeof options !== 'object') throw new TypeError('HTTP adapter: options must be an object');
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (typeof maxBodyBytes !== 'number' || !Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
+    throw new RangeError('HTTP adapter: maxBodyBytes must be a non-negative integer');
+  }
+  if (options.authenticate !== undefined && typeof options.authenticate !== 'function') {
+    throw new TypeError('HTTP adapter: authenticate must be a function');
+  }
+  // apply defaults
+  const basePath = normaliseBasePath(options.basePath ?? DEFAULT_BASE_PATH);
+  const alwaysOk = options.alwaysOk === true;
+  const authenticate = options.authenticate;
+  const challenge = authenticate?.challenge ?? 'Bearer realm="consolidata"';
+
+  /** The route path under basePath, or undefined when the path is outside it. */
+  function subPath(path: string): string | undefined {
+    if (basePath === '') return path;
+    if (path === basePath) return '';
+    return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
+  }
+
+  function respond(env: Envelope<unknown>, headers: Record<string, string> = {}): CoreResponse {
+    const status = statusOf(env);
+    return {
+      status: alwaysOk ? 200 : status,
+      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers },
+      envelope: env,
+    };
+  }
+
+  function failWith(code: ErrorCode, message: string, headers?: Record<string, string>): CoreResponse {
+    return respond(fail([{ code, message }]), headers);
+  }
+
+  async function handle(req: CoreRequest): Promise<CoreResponse> {
+    try {
+      const sub = subPath(req.path);
+      const key = sub === undefined ? undefined : sub.replace(/\/$/, '');
+      const route = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key] : undefined;
+      if (!route) return failWith('NOT_FOUND', `no route ${req.method} ${req.path}`);
+      const method = req.method.toUpperCase();
+      const entry = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
+      if (!entry) {
+        const allow = Object.keys(route.methods).join(', ');
+        return failWith('METHOD_NOT_ALLOWED', `${method} is not allowed on ${req.path}; use ${allow}`, { allow });
+      }
+      let target = store;
+      if (authenticate) {
+        const user = await authenticate({ method, path: req.path, headers: req.headers });
+        if (!user || typeof user.userId !== 'string' || user.userId === '') {
+          return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });
+        }
+        target = store.withUser(user.userId);
+      }
+      let body: Json = {};
+      if (entry.json) {
+        const type = req.headers.get('content-type');
+        if (!isJsonContentType(type)) {
+          return failWith('UNSUPPORTED_MEDIA_TYPE', `request body must be application/json, got ${type ? JSON.stringify(type) : 'no content type'}`);
+        }
+        const parsed = parseJsonBody(await req.readBody());
+        if (!parsed.ok) return respond(parsed.envelope);
+        body = parsed.value;
+        const rejected = entry.keys && unknownKeys(body, entry.keys);
+        if (rejected) return respond(rejected);
+      }
+      return respond(await entry.run(target, body, req));
+    } catch (e) {
+      if (e instanceof BodyError) {
+        return e.status === 413
+          ? failWith('PAYLOAD_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`, { connection: 'close' })
+          : failWith('INVALID_REQUEST', `request body: ${e.message}`);
+      }
+      options.onError?.(e);
+      return failWith('INTERNAL', 'internal error');
+    }
+  }
+
+  return { basePath, maxBodyBytes, subPath, handle, failWith };
+}
+
+export type Router = ReturnType<typeof createRouter>;

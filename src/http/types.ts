@@ -1,0 +1,71 @@
+/** The option and request types of the HTTP adapter, shared by the routing core and both bridges. */
+import type { Envelope } from '../envelope.js';
+
+/** The store operations the adapter calls; any `DataStore` (of any catalogue) fits. */
+export interface StoreLike {
+  query(type: string, query?: unknown, options?: unknown): Promise<Envelope<unknown>>;
+  insert(type: string, docs: unknown, options?: { atomic?: boolean }): Promise<Envelope<unknown>>;
+  replace(type: string, docs: unknown): Promise<Envelope<unknown>>;
+  update(type: string, query: unknown, body: unknown): Promise<Envelope<unknown>>;
+  delete(type: string, query: unknown): Promise<Envelope<unknown>>;
+  types(): Promise<Envelope<unknown>>;
+  schema(type: string): Promise<Envelope<unknown>>;
+  withUser(userId: string): StoreLike;
+}
+
+/** What `authenticate` sees of a request: enough to check credentials, never the body. */
+export interface AuthRequest {
+  method: string;
+  /** The path, without the query string. */
+  path: string;
+  headers: Headers;
+}
+
+/** The authenticated user; `userId` becomes createdBy/updatedBy of the request's writes. */
+export interface AuthResult {
+  userId: string;
+}
+
+/** Returns the user of a request, or null to answer 401. A `challenge` property sets the `WWW-Authenticate` header. */
+export type Authenticate = ((request: AuthRequest) => AuthResult | null | undefined | Promise<AuthResult | null | undefined>) & {
+  challenge?: string;
+};
+
+export interface HttpOptions {
+  /** Prefix of every route (default `/api`); `''` serves at the root. */
+  basePath?: string;
+  /** Largest request body accepted, in bytes (default 16 MiB); larger bodies answer 413. */
+  maxBodyBytes?: number;
+  /** Answer HTTP 200 whatever the outcome, as the original service does (the envelope still tells). */
+  alwaysOk?: boolean;
+  /** Authentication hook; without it the API is open. See `basicAuth`, `bearerAuth`. */
+  authenticate?: Authenticate;
+  /** Called with every unexpected error (answered 500 without details); default: none. */
+  onError?: (error: unknown) => void;
+}
+
+/** A request as the routing core sees it; the body is read lazily, only once the route, auth and content type pass. */
+export interface CoreRequest {
+  method: string;
+  path: string;
+  searchParams: URLSearchParams;
+  headers: Headers;
+  /** Raw bytes, or a value an upstream body parser already decoded (Express's `req.body`). */
+  readBody: () => Promise<Uint8Array | { parsed: unknown }>;
+}
+
+export interface CoreResponse {
+  status: number;
+  headers: Record<string, string>;
+  envelope: Envelope<unknown>;
+}
+
+/** Thrown by body readers: the request cannot be read (413 too large, 400 broken). */
+export class BodyError extends Error {
+  readonly status: 400 | 413;
+  constructor(status: 400 | 413, message: string) {
+    super(message);
+    this.name = 'BodyError';
+    this.status = status;
+  }
+}
