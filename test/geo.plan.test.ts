@@ -1,0 +1,144 @@
+/**
+ * The compiled SQL of a geo query goes through the R*Tree: EXPLAIN QUERY PLAN names the virtual table
+ * `rtree_Well_<field>` (VIRTUAL TABLE INDEX) and reaches the documents by rowid, not by scanning the table.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalogue, DataStore } from '../src/index.js';
+import { compileOrder, compileWhere } from '../src/query/compile.js';
+import { parsePlan } from '../src/query/parse.js';
+import { point } from './helpers/geo.js';
+
+const WELL = new Catalogue().resolve('Well')!;
+const SQUARE = [
+  [-102, 31],
+  [-101, 31],
+  [-101, 32],
+  [-102, 32],
+  [-102, 31],
+];
+const HOLE = [
+  [-101.6, 31.4],
+  [-101.4, 31.4],
+  [-101.4, 31.6],
+  [-101.6, 31.6],
+  [-101.6, 31.4],
+];
+
+let store: DataStore;
+beforeAll(async () => {
+  store = DataStore.open();
+  const docs = Array.from({ length: 3000 }, (_, i) => ({
+    pwi: `W${i}`,
+    basinName: ['Permian', 'Bakken', 'Eagle Ford'][i % 3]!,
+    fracStages: i % 40,
+    surfaceLoc: point(-110 + (i % 200) * 0.1, 25 + ((i * 7) % 150) * 0.1),
+    ...(i % 2 ? { midPointLoc: point(-101.5, 31.5) } : {}),
+  }));
+  const r = await store.insert('Well', docs);
+  expect(r.success, r.message).toBe(true);
+});
+afterAll(() => store.close());
+
+interface PlanRow {
+  id: number;
+  parent: number;
+  detail: string;
+}
+
+/** The SQL the store runs for a query (page and count), built with the compiler, and its query plans. */
+function plans(query: unknown, options?: unknown): { page: PlanRow[]; count: PlanRow[]; params: unknown[] } {
+  const plan = parsePlan({ type: WELL, strict: true }, query, options);
+  const where = compileWhere(plan.conditions, 'Well');
+  const pageSql = `SELECT json(doc) FROM "docs_Well" WHERE ${where.sql} ${compileOrder(plan.sort)} LIMIT ? OFFSET ?`;
+  const countSql = `SELECT count(*) FROM "docs_Well" WHERE ${where.sql}`;
+  const page = store.database.prepare(`EXPLAIN QUERY PLAN ${pageSql}`).all(...where.params, plan.limit || -1, plan.skip) as PlanRow[];
+  const count = store.database.prepare(`EXPLAIN QUERY PLAN ${countSql}`).all(...where.params) as PlanRow[];
+  return { page, count, params: where.params };
+}
+
+const details = (rows: PlanRow[]) => rows.map((r) => r.detail);
+
+function expectRtree(rows: PlanRow[], field = 'surfaceLoc'): void {
+  const text = details(rows).join('\n');
+  expect(text).toMatch(new RegExp(`rtree_Well_${field} VIRTUAL TABLE INDEX`));
+}
+
+/** The documents table is reached by rowid (the R*Tree's hits), never scanned whole. */
+function expectDocsByRowid(rows: PlanRow[]): void {
+  const docs = details(rows).filter((d) => /\bdocs_Well\b/.test(d));
+  expect(docs.length).toBeGreaterThan(0);
+  for (const d of docs) expect(d).toMatch(/^SEARCH docs_Well USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+}
+
+describe('EXPLAIN QUERY PLAN of geo queries', () => {
+  it('bounds: the R*Tree of surfaceLoc is used, documents are fetched by rowid', () => {
+    const { page, count } = plans({ surfaceLoc: { bounds: [-102, 31, -101, 32] } });
+    expectRtree(page);
+    expectDocsByRowid(page);
+    expectRtree(count);
+    expectDocsByRowid(count);
+  });
+
+  it('bounds with the corners given in the other order', () => {
+    const { page, params } = plans({ surfaceLoc: { bounds: [-101, 32, -102, 31] } });
+    expectRtree(page);
+    expectDocsByRowid(page);
+    // The R*Tree constraints (maxX, minX, maxY, minY) cover the normalised box (possibly widened outward);
+    // the exact test then gets the normalised box itself (minX, maxX, minY, maxY).
+    const [qMaxX, qMinX, qMaxY, qMinY] = params.slice(0, 4) as number[];
+    expect(qMaxX).toBeGreaterThanOrEqual(-101);
+    expect(qMinX).toBeLessThanOrEqual(-102);
+    expect(qMaxY).toBeGreaterThanOrEqual(32);
+    expect(qMinY).toBeLessThanOrEqual(31);
+    expect(params.slice(4, 8)).toEqual([-102, -101, 31, 32]);
+  });
+
+  it('polygon (with a hole, as GeoJSON too): the R*Tree is used as the prefilter', () => {
+    for (const polygon of [[SQUARE, HOLE], { type: 'Polygon', coordinates: [SQUARE, HOLE] }]) {
+      const { page, count } = plans({ surfaceLoc: { polygon } });
+      expectRtree(page);
+      expectDocsByRowid(page);
+      expectRtree(count);
+    }
+  });
+
+  it('bounds combined with other conditions, a sort and a page', () => {
+    const { page, count } = plans(
+      { surfaceLoc: { bounds: [-102, 31, -101, 32] }, basinName: 'Permian', fracStages: { gt: 10 } },
+      { sortBy: 'fracStages', sortOrder: -1, limit: 10, skip: 5 },
+    );
+    expectRtree(page);
+    expectDocsByRowid(page);
+    expectRtree(count);
+    expectDocsByRowid(count);
+  });
+
+  it('the other GeoPoint fields use their own R*Tree', () => {
+    expectRtree(plans({ midPointLoc: { bounds: [-102, 31, -101, 32] } }).page, 'midPointLoc');
+    expectRtree(plans({ bottomHoleLoc: { polygon: [SQUARE] } }).page, 'bottomHoleLoc');
+  });
+
+  it('two geo conditions on two fields mention both trees', () => {
+    const { page } = plans({ surfaceLoc: { bounds: [-102, 31, -101, 32] }, midPointLoc: { polygon: [SQUARE] } });
+    expectRtree(page, 'surfaceLoc');
+    expectRtree(page, 'midPointLoc');
+  });
+
+  it('a bounds query on a non-GeoPoint field (ignored) does not touch any R*Tree', () => {
+    const { page } = plans({ pwi: { bounds: [-102, 31, -101, 32] } });
+    expect(details(page).join('\n')).not.toMatch(/rtree_/);
+  });
+
+  it('the plan is the one the store runs: the same SQL answers like store.query', async () => {
+    const query = { surfaceLoc: { bounds: [-102, 31, -101, 32] }, basinName: 'Permian' };
+    const options = { sortBy: 'fracStages', sortOrder: 1, limit: 7, skip: 2 };
+    const plan = parsePlan({ type: WELL, strict: true }, query, options);
+    const where = compileWhere(plan.conditions, 'Well');
+    const sql = `SELECT json_extract(doc, '$.pwi') FROM "docs_Well" WHERE ${where.sql} ${compileOrder(plan.sort)} LIMIT ? OFFSET ?`;
+    const direct = store.database.prepare(sql).pluck().all(...where.params, plan.limit, plan.skip);
+    const viaStore = await store.query('Well', query, options as never);
+    expect(viaStore.success, viaStore.message).toBe(true);
+    expect(direct.length).toBeGreaterThan(0);
+    expect(viaStore.data.map((d) => d.pwi)).toEqual(direct);
+  });
+});
