@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataStore } from '../../src/index.js';
+import { createFetchHandler, createNodeHandler } from '../../src/http/index.js';
+import { hostileCases, type HostileCase } from '../helpers/hostile.js';
+
+const store = DataStore.open();
+const handle = createFetchHandler(store, { maxBodyBytes: 1024 * 1024 });
+let server: Server;
+let origin = '';
+let before = '';
+
+beforeAll(async () => {
+  await store.insert('Well', [{ pwi: 'seed', extra: { x: 1 } }]);
+  before = JSON.stringify((await store.query('Well', {})).data);
+  server = createServer(createNodeHandler(store, { maxBodyBytes: 1024 * 1024 }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  store.close();
+});
+
+const UNVERSIONED: Record<HostileCase['op'], [string, string]> = {
+  query: ['POST', '/api/data/query'],
+  insert: ['POST', '/api/data'],
+  replace: ['PUT', '/api/data'],
+  update: ['PATCH', '/api/data'],
+  delete: ['DELETE', '/api/data'],
+  schema: ['POST', '/api/data/schema'],
+};
+
+function unversioned(c: HostileCase): Request {
+  const [method, path] = UNVERSIONED[c.op];
+  const body = c.op === 'query' ? { type: c.type, query: c.query, options: c.options } : c.op === 'update' ? { type: c.type, query: c.query, body: c.body } : c.op === 'delete' ? { type: c.type, query: c.query } : c.op === 'schema' ? { type: c.type } : { type: c.type, data: c.data };
+  return new Request(`http://localhost${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+function versioned(c: HostileCase): Request {
+  const request = c.op === 'query' ? 'get' : c.op;
+  const body = { type: c.type, request, query: c.query, options: c.options, body: c.op === 'update' ? c.body : c.data };
+  return new Request('http://localhost/api/v1/data', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+async function expectRefused(res: Response): Promise<void> {
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+  const env = await res.json();
+  expect(env.success).toBe(false);
+  expect(env.errors[0].code).not.toBe('INTERNAL');
+  expect(env.message.length).toBeGreaterThan(8);
+  expect(JSON.stringify((await store.query('Well', {})).data)).toBe(before);
+  expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+}
+
+// A null v1 query is `{}` there, so an empty-query case is not hostile in that family.
+const cases = hostileCases();
+
+describe('hostile input over HTTP', () => {
+  it.each(cases.map((c) => [c.name, c] as const))('unversioned: %s', async (_n, c) => {
+    await expectRefused(await handle(unversioned(c)));
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('v1: %s', async (_n, c) => {
+    await expectRefused(await handle(versioned(c)));
+  });
+
+  const raw: [string, BodyInit, string?][] = [
+    ['invalid UTF-8', new Uint8Array([0x7b, 0x22, 0x74, 0xff, 0xfe, 0x22, 0x7d])],
+    ['lone surrogate escape is fine JSON but a bad type', '{"type":"\\ud800","query":{}}'],
+    ['deeply nested JSON', `{"type":"Well","query":{"extra":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`],
+    ['1e400 as a number', '{"type":"Well","data":[{"pwi":"H","lateralLength":1e400}]}'],
+    ['NaN literal', '{"type":"Well","data":[{"pwi":"H","lateralLength":NaN}]}'],
+    ['trailing garbage', '{"type":"Well","query":{}} x'],
+    ['JSON array body', '[{"type":"Well"}]'],
+    ['JSON string body', '"Well"'],
+    ['empty body', ''],
+    ['oversize body', JSON.stringify({ type: 'Well', data: [{ pwi: 'H', name: 'x'.repeat(2 * 1024 * 1024) }] })],
+    ['form post', 'type=Well', 'application/x-www-form-urlencoded'],
+    ['text/plain JSON', '{"type":"Well","query":{}}', 'text/plain'],
+  ];
+
+  it.each(raw)('raw body over a socket: %s', async (_n, body, contentType = 'application/json') => {
+    const res = await fetch(`${origin}/api/data`, { method: 'POST', headers: { 'content-type': contentType }, body });
+    await expectRefused(res);
+  });
+
+  it('still serves after the corpus', async () => {
+    const res = await fetch(`${origin}/api/data/types`);
+    expect(res.status).toBe(200);
+    expect((await res.json()).data).toContain('Well');
+  });
+});
