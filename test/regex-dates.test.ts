@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
 import { normalizeDate } from '../src/query/dates.js';
 import { parseRegex } from '../src/query/regex.js';
+import { literalPrefix, prefixEnd } from '../src/query/compile.js';
 import { ids } from './helpers/store.js';
 
 describe('dates', () => {
@@ -51,5 +52,28 @@ describe('regex', () => {
     const r = await store.query('Well', { name: { regex: '(unclosed' } });
     expect(r.errors[0]).toMatchObject({ code: 'INVALID_QUERY', field: 'name.regex' });
     expect(r.message).toContain('query.name.regex');
+  });
+});
+
+describe('regex literal prefixes', () => {
+  it.each([
+    ['^Smith 1', '', 'Smith 1'],
+    ['^ab*', '', 'a'],
+    ['^ab{2}', '', 'a'],
+    ['^a.b', '', 'a'],
+    ['^a|b', '', ''],
+    ['^x(a|b)', '', ''],
+    ['^abc', 'i', ''],
+    ['^abc', 'm', ''],
+    ['abc', '', ''],
+    ['^a\\.b', '', 'a'],
+  ])('%s with flags %j has prefix %j', (source, flags, prefix) => {
+    expect(literalPrefix(source, flags)).toBe(prefix);
+  });
+
+  it('ends the range just above every string with the prefix', () => {
+    expect(prefixEnd('ab')).toBe('ac');
+    expect(prefixEnd('a\u{10ffff}')).toBe('b');
+    expect(prefixEnd('\ud7ff')).toBe('\ue000');
   });
 });

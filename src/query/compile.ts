@@ -127,7 +127,8 @@ function someValue(path: FieldPath, params: unknown[], test: (t: string, v: stri
 
 /** The literal text every match of an anchored, case-sensitive pattern starts with (`^Smith 1` → `Smith 1`). */
 export function literalPrefix(source: string, flags: string): string {
-  if (flags.includes('i') || flags.includes('m') || !source.startsWith('^')) return '';
+  // An alternation anywhere may let a match start elsewhere (`^a|b`): no prefix then.
+  if (flags.includes('i') || flags.includes('m') || !source.startsWith('^') || source.includes('|')) return '';
   let prefix = /^[^\\.*+?()[\]{}|^$]*/.exec(source.slice(1))![0];
   // A quantifier after the run applies to its last character, which is then not certain.
   if (/^[*+?{]/.test(source.slice(1 + prefix.length))) prefix = [...prefix].slice(0, -1).join('');
