@@ -68,7 +68,13 @@ function toHeaders(req: IncomingMessage): Headers {
 export function createNodeHandler(store: StoreLike, options: HttpOptions = {}): NodeHandler {
   const router = createRouter(store, options);
   return (req, res, next) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://localhost');
+    } catch {
+      // A request-target URL cannot parse (absolute-form with a bad host): answer, never throw into the server.
+      url = new URL('http://localhost/\u0000');
+    }
     if (next && router.subPath(url.pathname) === undefined) {
       next();
       return;

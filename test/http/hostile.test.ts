@@ -87,6 +87,20 @@ describe('hostile input over HTTP', () => {
     await expectRefused(res);
   });
 
+  it('answers a request-target that is not a URL with an envelope, not a crash', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(origin);
+    const head = await new Promise<string>((resolve, reject) => {
+      const s = connect(Number(port), '127.0.0.1', () => s.write('GET http://[zz/api/data/types HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      s.on('data', (d) => (text += d));
+      s.on('end', () => resolve(text));
+      s.on('error', reject);
+    });
+    expect(head.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    expect(head).toContain('"code":"NOT_FOUND"');
+  });
+
   it('still serves after the corpus', async () => {
     const res = await fetch(`${origin}/api/data/types`);
     expect(res.status).toBe(200);
