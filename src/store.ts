@@ -19,7 +19,7 @@ import { newId } from './ids.js';
 import { compileOrder, compileWhere, docsTable, ident, jsonPath } from './query/compile.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
 import type { Query, QueryOptions } from './query/types.js';
-import { ensureSchema, openDatabase, StatementCache, type Db, type IndexSpec, type UniqueIndex } from './sqlite/connection.js';
+import { ensureSchema, openDatabase, StatementCache, type Db, type IndexSpec, type Transaction, type UniqueIndex } from './sqlite/connection.js';
 
 export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   /** Default actor for createdBy/updatedBy. */
@@ -55,6 +55,8 @@ interface Core {
   strict: boolean;
   statements: StatementCache;
   uniques: Map<string, UniqueIndex>;
+  /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
+  tx: Transaction<(fn: () => unknown) => unknown>;
   closed: boolean;
 }
 
@@ -128,7 +130,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const db = openDatabase(file, busy);
     try {
       const uniques = ensureSchema(db, catalogue, { uniqueKeys, indexes });
-      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, closed: false };
+      const tx = db.transaction((fn: () => unknown) => fn());
+      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, tx, closed: false };
       return new DataStore<C>(core, userId);
     } catch (e) {
       db.close();
@@ -244,6 +247,11 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     }
   }
 
+  /** Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock). */
+  #write<T>(fn: () => T): T {
+    return this.#core.tx.immediate(fn) as T;
+  }
+
   #resolve(type: unknown): TypeInfo {
     if (typeof type !== 'string' || type === '') throw requestError('INVALID_REQUEST', `type: expected a type name, got ${describe(type)}`, { field: 'type' });
     const info = this.#core.catalogue.resolve(type);
@@ -263,13 +271,17 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const paged = plan.limit > 0 || plan.skip > 0;
     const sql = `SELECT json(doc) FROM ${table} WHERE ${where.sql} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
     const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
-    const { db, statements } = this.#core;
-    // One read transaction: the page and the total come from the same snapshot.
-    const [rows, total] = db.transaction(() => {
-      const page = statements.get(sql).pluck(true).all(...params) as string[];
-      const count = paged ? (statements.get(`SELECT count(*) FROM ${table} WHERE ${where.sql}`).pluck(true).get(...where.params) as number) : page.length;
-      return [page, count] as const;
-    })();
+    const { statements, tx } = this.#core;
+    const page = () => statements.get(sql).pluck(true).all(...params) as string[];
+    let rows: string[];
+    let total: number;
+    if (paged) {
+      // One read transaction: the page and the total come from the same snapshot.
+      [rows, total] = tx(() => [page(), statements.get(`SELECT count(*) FROM ${table} WHERE ${where.sql}`).pluck(true).get(...where.params) as number]) as [string[], number];
+    } else {
+      rows = page();
+      total = rows.length;
+    }
     const data = JSON.parse(`[${rows.join(',')}]`) as AnyDoc[];
     return envelope({ data, total, issues: [...plan.issues] });
   }
@@ -287,18 +299,16 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return out;
   }
 
+  /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
   #stamp(doc: Record<string, unknown>, now: string, keep?: { createdAt: unknown; createdBy: unknown }): Record<string, unknown> {
-    const id = typeof doc.id === 'string' ? doc.id : newId();
-    return {
-      id,
-      ...doc,
-      createdAt: keep ? keep.createdAt : (doc.createdAt ?? now),
-      createdBy: keep ? keep.createdBy : (doc.createdBy ?? this.#userId),
-      updatedAt: now,
-      updatedBy: this.#userId,
-      modifiedTimestamp: Date.parse(now),
-      schemaVersion: this.#core.catalogue.version,
-    };
+    if (typeof doc.id !== 'string') doc.id = newId();
+    doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
+    doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
+    doc.updatedAt = now;
+    doc.updatedBy = this.#userId;
+    doc.modifiedTimestamp = Date.parse(now);
+    doc.schemaVersion = this.#core.catalogue.version;
+    return doc;
   }
 
   #duplicate(e: Error, info: TypeInfo, doc: Record<string, unknown>, index: number): EnvelopeError {
@@ -320,7 +330,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const stmt = this.#core.statements.get(`INSERT INTO ${ident(docsTable(info.name))} (id, doc) VALUES (?, jsonb(?))`);
     const insertedIds: string[] = [];
     const errors: EnvelopeError[] = [];
-    const run = this.#core.db.transaction(() => {
+    const run = () => {
       stamped.forEach((doc, index) => {
         try {
           stmt.run(doc.id, JSON.stringify(doc));
@@ -331,9 +341,9 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
         }
       });
       if (atomic && errors.length) throw new RequestError(errors);
-    });
+    };
     try {
-      run.immediate();
+      this.#write(run);
     } catch (e) {
       if (e instanceof RequestError) {
         const msg = `0 of ${stamped.length} inserted; ${plural(errors.length, 'duplicate key')}; nothing was written (atomic)`;
@@ -356,13 +366,13 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const valid = this.#validateAll(info, docs);
     const now = new Date().toISOString();
     const table = ident(docsTable(info.name));
-    const { statements, db } = this.#core;
+    const { statements } = this.#core;
     const find = statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy FROM ${table} WHERE id = ?`);
     const put = statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
     const add = statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
     const insertedIds: string[] = [];
     let replaced = 0;
-    db.transaction(() => {
+    this.#write(() => {
       valid.forEach((d, index) => {
         const old = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; createdAt: unknown; createdBy: unknown } | undefined) : undefined;
         const doc = this.#stamp(d, now, old);
@@ -379,7 +389,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
           throw new RequestError(this.#duplicate(e, info, doc, index));
         }
       });
-    }).immediate();
+    });
     return envelope({ insertedIds, count: insertedIds.length + replaced });
   }
 
@@ -439,8 +449,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
       ...Object.keys(stamps).map((k) => `'$."${k}"', ?`),
     ].join(', ');
     const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps), ...where.params];
-    const { db, statements } = this.#core;
-    const count = db.transaction(() => {
+    const { statements } = this.#core;
+    const count = this.#write(() => {
       if (parentChecks.length) {
         const bad = statements.get(`SELECT id FROM ${table} WHERE (${where.sql}) AND (${parentChecks.join(' OR ')}) LIMIT 1`).pluck(true).get(...where.params);
         if (bad !== undefined) {
@@ -455,7 +465,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
         const fields = (m && this.#core.uniques.get(m[1]!)?.fields) || ['id'];
         throw requestError('DUPLICATE_KEY', `the update would give two ${info.name} documents the same ${fields.join(', ')}; nothing was updated`);
       }
-    }).immediate();
+    });
     return envelope({ count, issues: [...plan.issues] });
   }
 
@@ -467,8 +477,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
       return envelope({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
     }
     const where = compileWhere(plan.conditions, info.name);
-    const { db, statements } = this.#core;
-    const count = db.transaction(() => statements.get(`DELETE FROM ${ident(docsTable(info.name))} WHERE ${where.sql}`).run(...where.params).changes).immediate();
+    const { statements } = this.#core;
+    const count = this.#write(() => statements.get(`DELETE FROM ${ident(docsTable(info.name))} WHERE ${where.sql}`).run(...where.params).changes);
     return envelope({ count, issues: [...plan.issues] });
   }
 }

@@ -29,9 +29,9 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Defines an own property, so a key such as "__proto__" stays data. */
-export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+/** A fresh object without a prototype: assigning "__proto__" or "constructor" to it stores data, nothing more. */
+export function bare(): Record<string, unknown> {
+  return Object.create(null) as Record<string, unknown>;
 }
 
 /** A copy of an untyped JSON value, with Dates as ISO strings; a reason when it is not JSON. */
@@ -53,12 +53,12 @@ export function jsonValue(v: unknown, depth = 0): Result {
     return { ok: true, value: out };
   }
   if (isPlainObject(v)) {
-    const out: Record<string, unknown> = {};
+    const out = bare();
     for (const [k, x] of Object.entries(v)) {
       if (x === undefined) continue;
       const r = jsonValue(x, depth + 1);
       if (!r.ok) return { ok: false, reason: `${k}: ${r.reason}` };
-      setOwn(out, k, r.value);
+      out[k] = r.value;
     }
     return { ok: true, value: out };
   }
@@ -164,7 +164,9 @@ export function validateDocument(
   { strict, index }: ValidateOptions,
 ): { doc: Record<string, unknown>; errors: EnvelopeError[] } {
   const errors: EnvelopeError[] = [];
-  const out: Record<string, unknown> = {};
+  const out = bare();
+  // Keeps `id` first in the stored JSON; stays undefined (and unwritten) until the store sets it.
+  out.id = undefined;
   if (!isPlainObject(doc)) {
     errors.push({ code: 'VALIDATION', index, message: `document ${index}: expected an object, got ${describe(doc)}` });
     return { doc: out, errors };
@@ -183,15 +185,15 @@ export function validateDocument(
         continue;
       }
       const r = jsonValue(value);
-      if (r.ok) setOwn(out, key, r.value);
+      if (r.ok) out[key] = r.value;
       else errors.push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
       continue;
     }
     const r = checkValue(field, value);
-    if (r.ok) setOwn(out, key, r.value);
+    if (r.ok) out[key] = r.value;
     else errors.push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
   }
-  if ('id' in out && out.id !== null && (typeof out.id !== 'string' || out.id === '')) {
+  if (out.id !== undefined && out.id !== null && (typeof out.id !== 'string' || out.id === '')) {
     errors.push({ code: 'VALIDATION', index, field: 'id', message: `document ${index}: id: expected a non-empty string` });
   }
   return { doc: out, errors };

@@ -1,5 +1,6 @@
 /** Date inputs (ISO 8601, YYYY-MM-DD, M/D/YYYY, Date) normalised to ISO 8601 UTC with milliseconds. */
 
+const CANONICAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const MDY = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
 const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
@@ -19,6 +20,11 @@ function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): nu
 export function normalizeDate(input: unknown): string | null {
   if (input instanceof Date) return Number.isNaN(input.getTime()) ? null : input.toISOString();
   if (typeof input !== 'string') return null;
+  // Already canonical (what the store writes and reads back): one round trip proves it.
+  if (CANONICAL.test(input)) {
+    const t = Date.parse(input);
+    if (!Number.isNaN(t) && new Date(t).toISOString() === input) return input;
+  }
   const s = input.trim();
   let m = MDY.exec(s);
   if (m) {

@@ -8,6 +8,7 @@ import { regexTest } from '../query/regex.js';
 
 export type Db = Database.Database;
 export type Statement = Database.Statement;
+export type Transaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
 export interface IndexSpec {
   fields: readonly string[];
@@ -71,7 +72,8 @@ function pointTriggers(type: string, field: string): string[] {
   return [
     `CREATE VIRTUAL TABLE IF NOT EXISTS ${r} USING rtree(id, minX, maxX, minY, maxY)`,
     `CREATE TRIGGER IF NOT EXISTS ${name('ai')} AFTER INSERT ON ${t} BEGIN ${add('new')} END`,
-    `CREATE TRIGGER IF NOT EXISTS ${name('au')} AFTER UPDATE OF doc ON ${t} BEGIN DELETE FROM ${r} WHERE id = old.rowid; ${add('new')} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${name('au')} AFTER UPDATE OF doc ON ${t} WHEN json_extract(old.doc, '$."${field}"') IS NOT json_extract(new.doc, '$."${field}"') ` +
+      `BEGIN DELETE FROM ${r} WHERE id = old.rowid; ${add('new')} END`,
     `CREATE TRIGGER IF NOT EXISTS ${name('ad')} AFTER DELETE ON ${t} BEGIN DELETE FROM ${r} WHERE id = old.rowid; END`,
   ];
 }
@@ -130,7 +132,7 @@ export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions):
   return uniques;
 }
 
-/** Prepared statements by SQL text, so repeated requests skip the SQL parser. */
+/** Prepared statements by SQL text, so repeated requests skip the SQL parser; the oldest is dropped past `max`. */
 export class StatementCache {
   private readonly map = new Map<string, Statement>();
   constructor(
@@ -140,11 +142,7 @@ export class StatementCache {
 
   get(sql: string): Statement {
     let s = this.map.get(sql);
-    if (s) {
-      this.map.delete(sql);
-      this.map.set(sql, s);
-      return s;
-    }
+    if (s) return s;
     s = this.db.prepare(sql);
     if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
     this.map.set(sql, s);
