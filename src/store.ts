@@ -57,6 +57,8 @@ interface Core {
   uniques: Map<string, UniqueIndex>;
   /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
   tx: Transaction<(fn: () => unknown) => unknown>;
+  /** Quoted table name per type. */
+  tables: Map<string, string>;
   closed: boolean;
 }
 
@@ -131,7 +133,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     try {
       const uniques = ensureSchema(db, catalogue, { uniqueKeys, indexes });
       const tx = db.transaction((fn: () => unknown) => fn());
-      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, tx, closed: false };
+      const tables = new Map(catalogue.names.map((n) => [n, ident(docsTable(n))]));
+      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, tx, tables, closed: false };
       return new DataStore<C>(core, userId);
     } catch (e) {
       db.close();
@@ -263,11 +266,16 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return { type: info, strict: this.#core.strict };
   }
 
+  /** The quoted documents table of a type. */
+  #table(info: TypeInfo): string {
+    return this.#core.tables.get(info.name) ?? ident(docsTable(info.name));
+  }
+
   #query(type: string, query: unknown, options: unknown): Envelope<AnyDoc> {
     const info = this.#resolve(type);
     const plan = parsePlan(this.#ctx(info), query, options);
     const where = compileWhere(plan.conditions, info.name);
-    const table = ident(docsTable(info.name));
+    const table = this.#table(info);
     const paged = plan.limit > 0 || plan.skip > 0;
     const sql = `SELECT json(doc) FROM ${table} WHERE ${where.sql} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
     const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
@@ -283,7 +291,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
       total = rows.length;
     }
     const data = JSON.parse(`[${rows.join(',')}]`) as AnyDoc[];
-    return envelope({ data, total, issues: [...plan.issues] });
+    return envelope({ data, total, issues: plan.issues as string[] });
   }
 
   /** Validates every document first: one bad document fails the request before anything is written. */
@@ -327,7 +335,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const valid = this.#validateAll(info, docs);
     const now = new Date().toISOString();
     const stamped = valid.map((d) => this.#stamp(d, now));
-    const stmt = this.#core.statements.get(`INSERT INTO ${ident(docsTable(info.name))} (id, doc) VALUES (?, jsonb(?))`);
+    const stmt = this.#core.statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
     const insertedIds: string[] = [];
     const errors: EnvelopeError[] = [];
     const run = () => {
@@ -365,7 +373,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const info = this.#resolve(type);
     const valid = this.#validateAll(info, docs);
     const now = new Date().toISOString();
-    const table = ident(docsTable(info.name));
+    const table = this.#table(info);
     const { statements } = this.#core;
     const find = statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy FROM ${table} WHERE id = ?`);
     const put = statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
@@ -443,7 +451,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const now = new Date().toISOString();
     const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now) };
     const where = compileWhere(plan.conditions, info.name);
-    const table = ident(docsTable(info.name));
+    const table = this.#table(info);
     const args = [
       ...sets.map((s) => `${s.path}, json(?)`),
       ...Object.keys(stamps).map((k) => `'$."${k}"', ?`),
@@ -478,7 +486,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     }
     const where = compileWhere(plan.conditions, info.name);
     const { statements } = this.#core;
-    const count = this.#write(() => statements.get(`DELETE FROM ${ident(docsTable(info.name))} WHERE ${where.sql}`).run(...where.params).changes);
+    const count = this.#write(() => statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes);
     return envelope({ count, issues: [...plan.issues] });
   }
 }

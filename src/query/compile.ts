@@ -16,8 +16,15 @@ export function jsonPath(steps: readonly Step[]): string {
 
 /** The canonical expression of a top-level field: indexes are declared on exactly this text. */
 export function fieldExpr(field: string): string {
-  return `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }])})`;
+  let expr = fieldExprs.get(field);
+  if (expr === undefined) {
+    expr = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }])})`;
+    // Field names come from catalogues, a bounded set: memoised, they cost nothing per query.
+    if (fieldExprs.size < 10_000) fieldExprs.set(field, expr);
+  }
+  return expr;
 }
+const fieldExprs = new Map<string, string>();
 
 /** Quotes an identifier built from catalogue names. */
 export function ident(name: string): string {

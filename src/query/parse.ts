@@ -25,9 +25,25 @@ function invalid(path: string, message: string): RequestError {
   return requestError('INVALID_QUERY', `${path}: ${message}`, { field: path.replace(/^query\./, '') });
 }
 
+const pathCache = new WeakMap<TypeInfo, Map<string, FieldPath>>();
+const PATH_CACHE_SIZE = 1000;
+
 /** Resolves a dotted path against the type; throws on bad syntax, unknown fields (strict) and paths into scalars. */
 export function parseFieldPath(ctx: ParseContext, text: string, label: string): FieldPath {
   if (typeof text !== 'string' || text === '') throw invalid(label, 'a field path must be a non-empty string');
+  // Requests name the same few paths over and over; a resolved path is frozen data, safe to share.
+  let cache = pathCache.get(ctx.type);
+  if (!cache) pathCache.set(ctx.type, (cache = new Map()));
+  const key = `${ctx.strict ? 's' : 'n'}${text}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const path = resolvePath(ctx, text, label);
+  if (cache.size >= PATH_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  cache.set(key, path);
+  return path;
+}
+
+function resolvePath(ctx: ParseContext, text: string, label: string): FieldPath {
   const parts = text.split('.');
   if (parts.length > MAX_PATH) throw invalid(label, `a field path may have at most ${MAX_PATH} segments`);
   const steps: { name: string; indexes: number[] }[] = [];
