@@ -1,0 +1,227 @@
+/** Bench outputs: the stdout table, results/latest.{json,meta.json,md,svg}, and the checked-in REPORT.md. */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const SYSTEMS = ['sql', 'consolidata', 'nedb', 'loki', 'mingo'];
+const LABEL = { sql: 'hand SQL', consolidata: 'consolidata', nedb: 'NeDB', loki: 'LokiJS', mingo: 'mingo' };
+const COLOR = { sql: '#7f7f7f', consolidata: '#1f77b4', nedb: '#ff7f0e', loki: '#2ca02c', mingo: '#9467bd' };
+const PEERS = ['nedb', 'loki', 'mingo'];
+const INDEXED = ['eq-pwi', 'in-100-pwi', 'range-spudDate', 'dp-history'];
+const GEO = ['bounds-100', 'bounds-10k', 'polygon-hole', 'combined'];
+const QUERY_SET = ['eq-pwi', 'in-100-pwi', 'range-spudDate', 'gt-lateralLength', 'regex-prefix', ...GEO, 'dp-history'];
+
+export const ms = (v) => (v == null ? 'n/a' : v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v >= 0.01 ? v.toFixed(3) : v.toFixed(4));
+const x = (v) => (v == null || !Number.isFinite(v) ? '–' : `${v >= 10 ? v.toFixed(0) : v.toFixed(2)}×`);
+const sizeLabel = (n) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
+
+function cell(rows, workload, size, system) {
+  return rows.find((r) => r.workload === workload && r.size === size && r.system === system);
+}
+
+/** One table per size: medians, the ratio to the limit, and how much faster consolidata is than each peer. */
+function tables(rows, meta, workloads, { markdown }) {
+  const out = [];
+  for (const size of meta.sizes) {
+    const present = SYSTEMS.filter((s) => meta.systems.includes(s));
+    const head = ['workload', 'hits', ...present.map((s) => `${LABEL[s]} ms`), 'cd/sql', ...PEERS.filter((p) => present.includes(p)).map((p) => `${LABEL[p]}/cd`)];
+    const body = [];
+    for (const w of workloads) {
+      const cd = cell(rows, w, size, 'consolidata');
+      const any = present.map((s) => cell(rows, w, size, s)).find(Boolean);
+      if (!any) continue;
+      const hits = cell(rows, w, size, 'sql')?.hits ?? cd?.hits ?? '';
+      const line = [w, typeof hits === 'number' ? String(Math.round(hits * 10) / 10) : String(hits)];
+      for (const s of present) {
+        const c = cell(rows, w, size, s);
+        line.push(c?.medianMs == null ? 'n/a' : ms(c.medianMs) + (markdown && c.note && /scan/.test(c.note) ? '†' : ''));
+      }
+      line.push(x(cd?.ratioToLimit));
+      for (const p of PEERS.filter((q) => present.includes(q))) {
+        const c = cell(rows, w, size, p);
+        line.push(c?.medianMs && cd?.medianMs ? x(c.medianMs / cd.medianMs) : 'n/a');
+      }
+      body.push(line);
+    }
+    if (markdown) {
+      out.push(`### ${size.toLocaleString('en-US')} Well documents\n`);
+      out.push(`| ${head.join(' | ')} |`, `|${head.map((h, i) => (i < 2 ? '---' : '---:')).join('|')}|`);
+      for (const l of body) out.push(`| ${l.join(' | ')} |`);
+      out.push('');
+    } else {
+      const widths = head.map((h, i) => Math.max(h.length, ...body.map((l) => l[i].length)));
+      out.push(`\n${size.toLocaleString('en-US')} Well documents (median ms per operation; cd/sql = consolidata ÷ hand SQL; peer/cd = how many times faster consolidata is)`);
+      out.push(head.map((h, i) => (i < 2 ? h.padEnd(widths[i]) : h.padStart(widths[i]))).join('  '));
+      for (const l of body) out.push(l.map((v, i) => (i < 2 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  '));
+    }
+  }
+  return out.join('\n');
+}
+
+/** Hand-written SVG: one group of log-scale bars per workload, one bar per system, at the largest size run. */
+function svg(rows, meta, workloads) {
+  const size = Math.max(...meta.sizes);
+  const present = SYSTEMS.filter((s) => meta.systems.includes(s));
+  const groups = workloads.map((w) => ({ w, bars: present.map((s) => ({ s, v: cell(rows, w, size, s)?.medianMs ?? null })) })).filter((g) => g.bars.some((b) => b.v));
+  const vals = groups.flatMap((g) => g.bars.map((b) => b.v)).filter((v) => v > 0);
+  const lo = 10 ** Math.floor(Math.log10(Math.min(...vals)));
+  const hi = 10 ** Math.ceil(Math.log10(Math.max(...vals)));
+  const left = 150;
+  const width = 640;
+  const bar = 9;
+  const gap = 10;
+  const top = 46;
+  const height = top + groups.length * (present.length * bar + gap) + 40;
+  const sx = (v) => left + (Math.log10(v / lo) / Math.log10(hi / lo)) * width;
+  const esc = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 130}" height="${height}" font-family="sans-serif" font-size="11">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${left}" y="16" font-size="13" font-weight="bold">Median time per operation, ${size.toLocaleString('en-US')} Well documents (log scale, ms; lower is better)</text>`,
+  ];
+  present.forEach((s, i) => parts.push(`<rect x="${left + i * 110}" y="26" width="10" height="10" fill="${COLOR[s]}"/><text x="${left + i * 110 + 14}" y="35">${LABEL[s]}</text>`));
+  for (let d = lo; d <= hi; d *= 10) {
+    parts.push(`<line x1="${sx(d)}" y1="${top - 4}" x2="${sx(d)}" y2="${height - 34}" stroke="#ddd"/><text x="${sx(d)}" y="${height - 20}" text-anchor="middle">${d >= 1 ? d : d.toPrecision(1)}</text>`);
+  }
+  let y = top;
+  for (const g of groups) {
+    parts.push(`<text x="${left - 6}" y="${y + (present.length * bar) / 2 + 4}" text-anchor="end">${esc(g.w)}</text>`);
+    for (const b of g.bars) {
+      if (b.v) parts.push(`<rect x="${left}" y="${y}" width="${Math.max(1, sx(b.v) - left).toFixed(1)}" height="${bar - 1}" fill="${COLOR[b.s]}"><title>${LABEL[b.s]}: ${ms(b.v)} ms</title></rect><text x="${sx(b.v) + 3}" y="${y + bar - 1}" font-size="8" fill="#555">${ms(b.v)}</text>`);
+      else parts.push(`<text x="${left + 3}" y="${y + bar - 1}" font-size="8" fill="#999">${LABEL[b.s]} n/a</text>`);
+      y += bar;
+    }
+    y += gap;
+  }
+  parts.push(`<text x="${left}" y="${height - 6}" fill="#555">ms per operation (insert-one: per document; bulk inserts: whole request)</text></svg>`);
+  return parts.join('\n');
+}
+
+/** The Targets section: each target met / missed / not measured yet, with the figures. */
+function targets(rows, meta) {
+  const has = (n) => meta.sizes.includes(n);
+  const big = has(1e6) ? 1e6 : Math.max(...meta.sizes);
+  const lines = [];
+  const v = (w, n, s) => cell(rows, w, n, s)?.medianMs;
+  // 1. within 1.25× of hand-written SQL
+  for (const n of [1e5, 1e6]) {
+    if (!has(n)) { lines.push(`- **Within 1.25× of hand-written SQL at ${sizeLabel(n)}**: not measured yet (needs \`--full\`).`); continue; }
+    const over = rows.filter((r) => r.size === n && r.system === 'consolidata' && r.ratioToLimit > 1.25);
+    const all = rows.filter((r) => r.size === n && r.system === 'consolidata' && r.ratioToLimit != null);
+    lines.push(`- **Within 1.25× of hand-written SQL at ${sizeLabel(n)}**: ${over.length ? `**missed** on ${over.length} of ${all.length} workloads — ${over.map((r) => `${r.workload} ${x(r.ratioToLimit)}`).join(', ')}` : `**met** on all ${all.length} workloads`}; met on ${all.filter((r) => r.ratioToLimit <= 1.25).map((r) => `${r.workload} ${x(r.ratioToLimit)}`).join(', ') || 'none'}.`);
+  }
+  // 2. faster than the peers; ≥10× on indexed and geo at 1M
+  const slower = [];
+  let compared = 0;
+  for (const n of meta.sizes) for (const w of QUERY_SET) for (const p of PEERS) {
+    const a = v(w, n, 'consolidata');
+    const b = v(w, n, p);
+    if (a && b) { compared++; if (b <= a) slower.push(`${w}@${sizeLabel(n)} vs ${LABEL[p]} (${ms(a)} vs ${ms(b)} ms)`); }
+  }
+  lines.push(`- **Faster than NeDB / LokiJS / mingo on queries**: ${slower.length ? `**missed** on ${slower.length} of ${compared} comparisons — ${slower.join('; ')}` : `**met** on all ${compared} comparisons`}.`);
+  const tenX = (n) => {
+    const misses = [];
+    const figures = [];
+    for (const w of [...INDEXED, ...GEO]) for (const p of PEERS) {
+      const a = v(w, n, 'consolidata');
+      const b = v(w, n, p);
+      if (!a || !b) continue;
+      figures.push(b / a);
+      if (b / a < 10) misses.push(`${w} vs ${LABEL[p]} ${x(b / a)}`);
+    }
+    return { misses, figures };
+  };
+  if (has(1e6)) {
+    const t = tenX(1e6);
+    lines.push(`- **≥10× faster than the peers on indexed and geo queries at 1M**: ${t.misses.length ? `**missed** — ${t.misses.join(', ')}` : `**met** (smallest ${x(Math.min(...t.figures))})`}.`);
+  } else {
+    const t = tenX(big);
+    lines.push(`- **≥10× faster than the peers on indexed and geo queries at 1M**: not measured yet. At ${sizeLabel(big)}: ${t.misses.length ? `under 10× on ${t.misses.join(', ')}` : `≥10× everywhere (smallest ${x(Math.min(...t.figures))})`}.`);
+  }
+  // 3. open + first indexed query
+  const open = v('open-existing', big, 'consolidata');
+  lines.push(has(1e6)
+    ? `- **Open the 1M file + indexed query < 100 ms**: ${open < 100 ? '**met**' : '**missed**'} (${ms(open)} ms).`
+    : `- **Open the 1M file + indexed query < 100 ms**: not measured yet. Opening the ${sizeLabel(big)} file + eq-pwi: ${ms(open)} ms (hand SQL ${ms(v('open-existing', big, 'sql'))} ms).`);
+  // 4. growth of the indexed query cost
+  const small = Math.min(...meta.sizes);
+  const g = v('eq-pwi', big, 'consolidata') / v('eq-pwi', small, 'consolidata');
+  const gs = v('eq-pwi', big, 'sql') / v('eq-pwi', small, 'sql');
+  lines.push(has(1e6)
+    ? `- **Indexed query cost growth 10k→1M ≤ 1.5×**: ${g <= 1.5 ? '**met**' : '**missed**'} (eq-pwi ${ms(v('eq-pwi', small, 'consolidata'))} → ${ms(v('eq-pwi', 1e6, 'consolidata'))} ms, ${x(g)}; hand SQL ${x(gs)}).`
+    : `- **Indexed query cost growth 10k→1M ≤ 1.5×**: not measured yet. 10k→${sizeLabel(big)}: eq-pwi ${ms(v('eq-pwi', small, 'consolidata'))} → ${ms(v('eq-pwi', big, 'consolidata'))} ms (${x(g)}; hand SQL ${x(gs)}).`);
+  return lines.join('\n');
+}
+
+function markdown(rows, meta, workloads, queries) {
+  const m = meta.machine;
+  const mem = meta.memory.map((r) => `| ${sizeLabel(r.size)} | ${LABEL[r.system]} | ${r.rssGrowthMB.toFixed(0)} | ${r.bytesOnDisk ? (r.bytesOnDisk / 2 ** 20).toFixed(0) : '–'} |`);
+  return [
+    `Run ${meta.date} (${meta.mode}, ${meta.seconds.toFixed(0)} s), library ${meta.library}.`,
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGB.toFixed(0)} GB, ${m.os}; Node ${m.node}, SQLite ${m.sqlite}; ${Object.entries(meta.versions).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
+    '',
+    `Median ms per operation (one request; insert-one per document). cd/sql = consolidata ÷ hand-written SQL (the limit, 1.00× = parity). peer/cd = how many times faster consolidata is than that peer. † = the peer has no equivalent: full scan with a JS predicate. n/a = not supported.`,
+    '',
+    tables(rows, meta, workloads, { markdown: true }),
+    '**Workloads.** ' + [
+      'bulk-insert: all Wells in one request (fresh store each rep);',
+      ...queries.map((q) => `${q.id}: ${q.what};`),
+      'open-existing: open the file just written and answer one eq-pwi query (NeDB/LokiJS load their own files);',
+      'dp-bulk-insert: DailyProduction rows (a tenth of the Wells count: wells × 100 days) in one request, one run;',
+      'dp-history: one well\'s ~100 daily rows sorted by prodDate;',
+      `insert-one: ${2000} single-document requests, median per document;`,
+      'update-many: statusCurrent on all Haynesville wells (~6%);',
+      'delete-many: wells spudded in half a month (~0.2%).',
+    ].join(' '),
+    '',
+    'Every query returns whole documents (consolidata and hand SQL parse `json(doc)`; NeDB returns copies; LokiJS and mingo return their stored objects). Counts are cross-checked on every workload.',
+    '',
+    '**Memory** (RSS growth while loading each system, approximate — all systems live in one process):',
+    '',
+    '| size | system | RSS growth MB | file MB |',
+    '|---|---|---:|---:|',
+    ...mem,
+    '',
+    `Peak RSS of the bench process: ${meta.peakRssMB.sampled.toFixed(0)} MB sampled, ${meta.peakRssMB.maxRSS.toFixed(0)} MB maxRSS.`,
+    '',
+    `**Mismatches:** ${meta.mismatches.length ? meta.mismatches.map((l) => `\n- ${l}`).join('') : 'none.'}`,
+    '',
+    '## Targets',
+    '',
+    targets(rows, meta),
+    '',
+  ].join('\n');
+}
+
+export function writeOutputs({ results, rows, meta, workloads, queries }) {
+  fs.mkdirSync(results, { recursive: true });
+  console.log(tables(rows, meta, workloads, { markdown: false }));
+  fs.writeFileSync(path.join(results, 'latest.json'), JSON.stringify(rows, null, 1));
+  fs.writeFileSync(path.join(results, 'latest.meta.json'), JSON.stringify({ ...meta, workloads, queries: queries.map(({ id, what }) => ({ id, what })) }, null, 1));
+  fs.writeFileSync(path.join(results, 'latest.md'), `# consolidata benchmark — latest run\n\n![chart](latest.svg)\n\n${markdown(rows, meta, workloads, queries)}`);
+  fs.writeFileSync(path.join(results, 'latest.svg'), svg(rows, meta, workloads));
+  console.log(`\nwrote ${['latest.json', 'latest.meta.json', 'latest.md', 'latest.svg'].map((f) => path.join(path.relative(process.cwd(), results), f)).join(', ')}`);
+}
+
+/** bench/REPORT.md from the latest results; a hand-written "Findings" section between the markers is kept. */
+export async function writeReport({ root, results }) {
+  const rows = JSON.parse(fs.readFileSync(path.join(results, 'latest.json'), 'utf8'));
+  const meta = JSON.parse(fs.readFileSync(path.join(results, 'latest.meta.json'), 'utf8'));
+  const file = path.join(root, 'bench', 'REPORT.md');
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const kept = /<!-- findings -->[\s\S]*<!-- \/findings -->/.exec(old)?.[0] ?? '<!-- findings -->\n<!-- /findings -->';
+  const text = [
+    '# consolidata benchmark report',
+    '',
+    `Written by \`node bench/run.mjs --report\` from the ${meta.mode} run of ${meta.date}${meta.mode === 'quick' ? ' (10k and 100k documents; the 1M figures come from `npm run bench -- --full`, to be added)' : ''}. Re-run: \`npm run bench\` (quick) or \`npm run bench -- --full\`, then \`node bench/run.mjs --report\`.`,
+    '',
+    `**Machine:** ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGB.toFixed(1)} GB RAM, ${meta.machine.os}; Node ${meta.machine.node}; SQLite ${meta.machine.sqlite} (better-sqlite3 ${meta.versions['better-sqlite3']}). The machine was shared with other work during the run.`,
+    '',
+    markdown(rows, meta, meta.workloads, meta.queries),
+    '## Findings',
+    '',
+    kept,
+    '',
+  ].join('\n');
+  fs.writeFileSync(file, text);
+  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}

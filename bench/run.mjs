@@ -1,0 +1,370 @@
+#!/usr/bin/env node
+/**
+ * consolidata benchmark: Well / DailyProduction workloads on seeded data, against hand-written SQL on the same
+ * JSONB layout (the limit) and in-memory peers (NeDB, LokiJS, mingo), all in this process, interleaved per workload.
+ *
+ *   node bench/run.mjs            quick: 10k and 100k documents (< 3 min on 2 cores)
+ *   node bench/run.mjs --full     adds 1M
+ *   node bench/run.mjs --report   copies the latest results into bench/REPORT.md with the machine description
+ *   dev: --sizes=10000 --systems=sql,consolidata --only=eq-pwi,bounds-100
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mjs';
+import { boxFor, polygonFor, ringsBox } from './geo.mjs';
+import { writeOutputs, writeReport } from './report.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const RESULTS = path.join(HERE, 'results');
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(`--${name}`);
+const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+
+if (flag('report')) {
+  await writeReport({ root: ROOT, results: RESULTS });
+  process.exit(0);
+}
+
+// Re-run in a child with a large heap (the peers hold every document in memory) and an exposed gc for RSS readings.
+if (!process.env.CONSOLIDATA_BENCH_CHILD) {
+  const r = spawnSync(process.execPath, ['--expose-gc', '--max-old-space-size=16384', fileURLToPath(import.meta.url), ...argv], {
+    stdio: 'inherit',
+    env: { ...process.env, CONSOLIDATA_BENCH_CHILD: '1' },
+  });
+  process.exit(r.status ?? 1);
+}
+const gc = globalThis.gc ?? (v8.setFlagsFromString('--expose-gc'), vm.runInNewContext('gc'));
+
+// ---- the library, as built ------------------------------------------------------------------------------------
+async function loadLibrary() {
+  const entry = path.join(ROOT, 'dist', 'index.js');
+  if (!fs.existsSync(entry)) throw new Error('dist/index.js is missing: run `npm run bench` (it builds first) or `npm run build`');
+  return { ...(await import(pathToFileURL(entry).href)), entry: path.relative(ROOT, entry) };
+}
+const lib = await loadLibrary();
+const { DataStore } = lib;
+
+// ---- configuration ----------------------------------------------------------------------------------------------
+const FULL = flag('full');
+const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+const SYSTEMS = (opt('systems') ?? 'sql,consolidata,nedb,loki,mingo').split(',');
+const ONLY = opt('only')?.split(',');
+const ONE_BY_ONE = 2000;
+// Time per (workload, system) cell, by size: reps stop once it is spent (at least 3, at most 15; heavy ones at least 1).
+const BUDGET_MS = (n) => (n <= 10_000 ? 200 : n <= 100_000 ? 300 : 1500);
+const STORE_OPTIONS = { userId: 'bench', indexes: { Well: [{ fields: ['spudDate'] }, { fields: ['basinName'] }] } };
+const MODULES = {
+  sql: './systems/sql.mjs',
+  consolidata: './systems/consolidata.mjs',
+  nedb: './peers/nedb.mjs',
+  loki: './peers/loki.mjs',
+  mingo: './peers/mingo.mjs',
+};
+
+// ---- measuring -------------------------------------------------------------------------------------------------
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const call = async (fn) => {
+  const r = fn();
+  return r && typeof r.then === 'function' ? await r : r;
+};
+
+/** Repeats `rep` (one timed unit of `inner` operations) until the budget is spent; returns ms per operation. */
+async function repeat(rep, { inner = 1, budget, heavy = false, setup, minReps = heavy ? 1 : 3 }) {
+  const times = [];
+  let spent = 0;
+  const maxReps = heavy ? 5 : 15;
+  while (times.length < maxReps && (times.length < minReps || spent < budget)) {
+    if (setup) await setup();
+    const t0 = performance.now();
+    await rep();
+    const dt = performance.now() - t0;
+    times.push(dt / inner);
+    spent += dt;
+  }
+  return { ms: median(times), reps: times.length };
+}
+
+/**
+ * Queries: a check pass (also the warm-up) records the hit count per argument, up to `checkN` arguments or the
+ * budget; then batches sized to ~20 ms cycle through the arguments. A call slower than the budget gets one rep.
+ */
+async function measureQuery(fn, args, budget, checkN) {
+  const hits = [];
+  const t0 = performance.now();
+  for (const a of args.slice(0, checkN)) {
+    hits.push(await call(() => fn(...a)));
+    if (performance.now() - t0 > budget) break;
+  }
+  const one = (performance.now() - t0) / hits.length;
+  const inner = Math.max(1, Math.min(1000, Math.round(20 / Math.max(one, 1e-3))));
+  let k = 0;
+  const m = await repeat(async () => {
+    for (let i = 0; i < inner; i++) {
+      const a = args[k++ % args.length];
+      await call(() => fn(...a));
+    }
+  }, { inner, budget, minReps: one > budget ? 1 : 3 });
+  return { ...m, hits, inner };
+}
+
+// ---- workloads -------------------------------------------------------------------------------------------------
+/** Query parameters picked from the generated data, so hit counts are known and printed. */
+function plan(n, wells) {
+  const r = prng(n);
+  const pts = wells.map((d) => d.surfaceLoc.coordinates);
+  const basin = (name) => BASINS.find((b) => b.name === name);
+  const dj = basin('DJ');
+  const permian = basin('Permian');
+  const ana = basin('Anadarko');
+  const small = boxFor(pts, dj.lon + 0.3, dj.lat + 0.2, 100);
+  const large = boxFor(pts, permian.lon, permian.lat, Math.min(10_000, n / 10));
+  const poly = polygonFor(pts, ana.lon, ana.lat, Math.round(n / 25));
+  const sample = (k) => Array.from({ length: k }, () => pwiOf(Math.floor(r() * n)));
+  return {
+    pwis: sample(200).map((p) => [p]),
+    inLists: Array.from({ length: 20 }, () => [sample(100)]),
+    range: [['2019-01-01T00:00:00.000Z', '2019-04-01T00:00:00.000Z']],
+    lateral: [[14_000]],
+    prefix: [['Smith']],
+    small: [[small.box]],
+    large: [[large.box]],
+    polygon: [[poly.rings, ringsBox(poly.rings)]],
+    combined: [[large.box, 'Producing']],
+    dpPwis: Array.from({ length: 50 }, () => [pwiOf(Math.floor(r() * Math.max(1, n / 1000)))]),
+    expected: { 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits },
+  };
+}
+
+const QUERIES = [
+  { id: 'eq-pwi', what: 'indexed equality on pwi', method: 'eqPwi', args: (P) => P.pwis, check: 10 },
+  { id: 'in-100-pwi', what: '`in` with 100 pwi values', method: 'inPwi', args: (P) => P.inLists, check: 3 },
+  { id: 'range-spudDate', what: 'spudDate in one quarter (indexed)', method: 'dateRange', args: (P) => P.range, check: 1 },
+  { id: 'gt-lateralLength', what: 'lateralLength > 14000 (unindexed)', method: 'numGt', args: (P) => P.lateral, check: 1 },
+  { id: 'regex-prefix', what: 'name /^Smith/', method: 'regexPrefix', args: (P) => P.prefix, check: 1 },
+  { id: 'bounds-100', what: 'bounds box, ~100 hits', method: 'bounds', args: (P) => P.small, check: 1 },
+  { id: 'bounds-10k', what: 'bounds box, ~10% of docs (≤10k)', method: 'bounds', args: (P) => P.large, check: 1 },
+  { id: 'polygon-hole', what: 'polygon with a hole', method: 'polygon', args: (P) => P.polygon, check: 1 },
+  { id: 'combined', what: 'bounds + eq + sort + limit 50 + total', method: 'combined', args: (P) => P.combined, check: 1 },
+];
+const WORKLOADS = ['bulk-insert', ...QUERIES.map((q) => q.id), 'open-existing', 'dp-bulk-insert', 'dp-history', 'insert-one', 'update-many', 'delete-many'];
+const run = (id) => !ONLY || ONLY.includes(id);
+
+// ---- the run ---------------------------------------------------------------------------------------------------
+const results = [];
+const mismatches = [];
+const memory = [];
+let peakSampledRss = 0;
+const sampleRss = () => (peakSampledRss = Math.max(peakSampledRss, process.memoryUsage().rss));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'consolidata-bench-'));
+const started = performance.now();
+
+function record(workload, size, system, m, extra = {}) {
+  sampleRss();
+  const row = { workload, size, system, medianMs: m.ms, opsPerSec: m.ms > 0 ? 1000 / m.ms : null, ratioToLimit: null, reps: m.reps, ...extra };
+  results.push(row);
+  const fmt = m.ms >= 100 ? m.ms.toFixed(0) : m.ms >= 1 ? m.ms.toFixed(2) : m.ms.toFixed(4);
+  console.log(`  ${workload.padEnd(17)} ${system.padEnd(12)} ${fmt.padStart(10)} ms  ×${String(m.reps).padEnd(3)} ${extra.hits !== undefined ? `hits ${extra.hits}` : ''}${extra.note ? `  (${extra.note})` : ''}`);
+}
+function na(workload, size, system, note) {
+  results.push({ workload, size, system, medianMs: null, opsPerSec: null, ratioToLimit: null, note });
+}
+function checkCounts(workload, size, counts) {
+  const refName = counts.expected !== undefined ? 'expected' : counts.sql !== undefined ? 'sql' : 'consolidata';
+  const ref = counts[refName];
+  for (const [sys, c] of Object.entries(counts)) {
+    // Per-argument hit lists are compared on the arguments both systems ran.
+    const same = Array.isArray(c) && Array.isArray(ref) ? c.every((v, i) => i >= ref.length || String(v) === String(ref[i])) : String(Array.isArray(c) ? c[0] : c) === String(Array.isArray(ref) ? ref[0] : ref);
+    if (!same) {
+      const line = `MISMATCH ${workload} @${size}: ${sys} = ${c}, ${refName} = ${ref}`;
+      console.log(`\n!!!!!!!! ${line} !!!!!!!!\n`);
+      mismatches.push(line);
+    }
+  }
+}
+
+for (const n of SIZES) {
+  const t0 = performance.now();
+  const wells = generateWells(n);
+  const daily = generateDaily(n / 10);
+  const oneDocs = generateWells(ONE_BY_ONE, { from: 90_000_000 });
+  const P = plan(n, wells);
+  const budget = BUDGET_MS(n);
+  console.log(`\n== ${n.toLocaleString('en-US')} Well documents (+ ${daily.length.toLocaleString('en-US')} DailyProduction), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(`   boxes: bounds-100 ${P.expected['bounds-100']} hits, bounds-10k ${P.expected['bounds-10k']} hits; polygon-hole ${P.expected.polygon} hits (computed in JS)`);
+
+  const sys = {};
+  for (const name of SYSTEMS) {
+    const { create } = await import(MODULES[name]);
+    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore, storeOptions: STORE_OPTIONS });
+  }
+  const each = async (fn) => { for (const name of SYSTEMS) await fn(name, sys[name]); };
+
+  // bulk insert: every rep starts from an empty store; the last one is the data the other workloads use.
+  await each(async (name, s) => {
+    gc();
+    const before = process.memoryUsage().rss;
+    if (!s.bulkInsert || !run('bulk-insert')) {
+      await s.reset();
+      if (s.bulkInsert) await s.bulkInsert(s.prepare?.bulkInsert ? s.prepare.bulkInsert(wells) : wells);
+      else s.load(wells);
+      if (!s.bulkInsert) na('bulk-insert', n, name, 'no storage: the array is the data');
+    } else {
+      let docs;
+      let count;
+      const m = await repeat(async () => { count = await call(() => s.bulkInsert(docs)); }, {
+        budget: budget * 4,
+        heavy: true,
+        setup: async () => { await s.reset(); docs = s.prepare?.bulkInsert ? s.prepare.bulkInsert(wells) : wells; gc(); },
+      });
+      record('bulk-insert', n, name, m, { hits: count, docsPerSec: (n / m.ms) * 1000, note: s.notes?.['bulk-insert'] });
+      if (count !== n) checkCounts('bulk-insert', n, { expected: n, [name]: count });
+    }
+    gc();
+    memory.push({ size: n, system: name, rssGrowthMB: (process.memoryUsage().rss - before) / 2 ** 20, bytesOnDisk: s.fileBytes?.() ?? null });
+  });
+
+  for (const q of QUERIES) {
+    if (!run(q.id)) continue;
+    const counts = {};
+    await each(async (name, s) => {
+      const m = await measureQuery((...a) => s[q.method](...a), q.args(P), budget, q.check);
+      counts[name] = m.hits;
+      const hits = typeof m.hits[0] === 'number' ? m.hits.reduce((a, b) => a + b, 0) / m.hits.length : m.hits[0];
+      record(q.id, n, name, m, { hits, note: s.notes?.[q.id === 'bounds-100' || q.id === 'bounds-10k' ? 'bounds' : q.id === 'polygon-hole' ? 'polygon' : q.id] });
+    });
+    // Geo hit counts are also known from the generated coordinates (the first check-pass argument).
+    if (P.expected[q.id] !== undefined) counts.expected = P.expected[q.id];
+    if (q.id === 'polygon-hole') counts.expected = P.expected.polygon;
+    checkCounts(q.id, n, counts);
+  }
+
+  if (run('open-existing')) {
+    const counts = {};
+    await each(async (name, s) => {
+      if (!s.openAndQuery) return na('open-existing', n, name, 'no persistence');
+      let hits;
+      const pwi = P.pwis[0][0];
+      const m = await repeat(async () => { hits = await call(() => s.openAndQuery(pwi)); }, { budget: budget * 2, heavy: true, setup: async () => { await call(() => s.closeForOpen()); gc(); } });
+      counts[name] = hits;
+      record('open-existing', n, name, m, { hits, note: s.notes?.['open-existing'] ?? `opens the ${n.toLocaleString('en-US')}-document file, then one eq-pwi query` });
+    });
+    checkCounts('open-existing', n, counts);
+  }
+
+  if (run('dp-bulk-insert') || run('dp-history')) {
+    const counts = {};
+    await each(async (name, s) => {
+      if (!s.dpBulkInsert) {
+        s.loadDaily(daily);
+        return na('dp-bulk-insert', n, name, 'no storage');
+      }
+      const rows = s.prepare?.dpBulkInsert ? s.prepare.dpBulkInsert(daily) : daily;
+      gc();
+      let count;
+      const t = performance.now();
+      count = await call(() => s.dpBulkInsert(rows));
+      const m = { ms: performance.now() - t, reps: 1 };
+      counts[name] = count;
+      record('dp-bulk-insert', n, name, m, { hits: count, docsPerSec: (daily.length / m.ms) * 1000, note: 'one run (a second would collide on the unique key)' });
+    });
+    checkCounts('dp-bulk-insert', n, counts);
+    const hc = {};
+    await each(async (name, s) => {
+      const m = await measureQuery((pwi) => s.dpHistory(pwi), P.dpPwis, budget, 10);
+      hc[name] = m.hits;
+      record('dp-history', n, name, m, { hits: m.hits.reduce((a, b) => a + b, 0) / m.hits.length });
+    });
+    checkCounts('dp-history', n, hc);
+  }
+
+  if (run('insert-one')) {
+    const counts = {};
+    const pwis = oneDocs.map((d) => d.pwi);
+    await each(async (name, s) => {
+      if (!s.insertOne) return na('insert-one', n, name, 'no storage');
+      const docs = s.prepare?.insertOne ? oneDocs.map(s.prepare.insertOne) : oneDocs;
+      const times = [];
+      let count = 0;
+      for (const d of docs) {
+        const t = performance.now();
+        count += await call(() => s.insertOne(d));
+        times.push(performance.now() - t);
+      }
+      counts[name] = count;
+      record('insert-one', n, name, { ms: median(times), reps: times.length }, { hits: count, note: `per document, ${ONE_BY_ONE} single-document requests; mean ${(times.reduce((a, b) => a + b, 0) / times.length).toFixed(4)} ms` });
+      await call(() => s.removePwis(pwis));
+    });
+    checkCounts('insert-one', n, counts);
+  }
+
+  if (run('update-many')) {
+    const counts = {};
+    await each(async (name, s) => {
+      if (!s.updateMany) return na('update-many', n, name, 'no storage');
+      let rep = 0;
+      let first;
+      const m = await repeat(async () => {
+        const c = await call(() => s.updateMany('Haynesville', `Shut-in ${rep++}`));
+        first ??= c;
+      }, { budget, heavy: true });
+      counts[name] = first;
+      record('update-many', n, name, m, { hits: first, note: 'set statusCurrent on every Haynesville well' });
+    });
+    checkCounts('update-many', n, counts);
+  }
+
+  if (run('delete-many')) {
+    const counts = {};
+    await each(async (name, s) => {
+      if (!s.deleteMany) return na('delete-many', n, name, 'no storage');
+      let rep = 0;
+      const c = [];
+      const m = await repeat(async () => {
+        const month = String(1 + rep++).padStart(2, '0');
+        c.push(await call(() => s.deleteMany(`2012-${month}-01T00:00:00.000Z`, `2012-${month}-16T00:00:00.000Z`)));
+      }, { budget, heavy: true });
+      counts[name] = c[0];
+      record('delete-many', n, name, m, { hits: c[0], note: 'spudDate in half a month; each rep another month' });
+    });
+    checkCounts('delete-many', n, counts);
+  }
+
+  await each((name, s) => s.close());
+  gc();
+  sampleRss();
+  console.log(`   size ${n.toLocaleString('en-US')} done in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+fs.rmSync(tmp, { recursive: true, force: true });
+
+// ratios to the limit
+for (const r of results) {
+  const limit = results.find((x) => x.workload === r.workload && x.size === r.size && x.system === 'sql');
+  if (limit?.medianMs && r.medianMs) r.ratioToLimit = r.medianMs / limit.medianMs;
+}
+const sqliteVersion = (() => { const d = DataStore.open(); const v = d.database.prepare('select sqlite_version()').pluck().get(); d.close(); return v; })();
+const meta = {
+  date: new Date().toISOString(),
+  mode: FULL ? 'full' : opt('sizes') || opt('systems') || ONLY ? 'partial' : 'quick',
+  sizes: SIZES,
+  systems: SYSTEMS,
+  library: lib.entry,
+  seconds: (performance.now() - started) / 1000,
+  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()} ${os.arch()}`, node: process.version, sqlite: sqliteVersion },
+  versions: Object.fromEntries(['better-sqlite3', '@seald-io/nedb', 'lokijs', 'mingo'].map((p) => [p, JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', p, 'package.json'), 'utf8')).version])),
+  memory,
+  peakRssMB: { sampled: peakSampledRss / 2 ** 20, maxRSS: process.resourceUsage().maxRSS / 1024 },
+  mismatches,
+};
+writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
+console.log(`\nmismatches: ${mismatches.length ? mismatches.join('; ') : 'none'}`);
+console.log(`peak RSS: sampled ${meta.peakRssMB.sampled.toFixed(0)} MB, maxRSS ${meta.peakRssMB.maxRSS.toFixed(0)} MB; ${meta.seconds.toFixed(0)} s in all`);
