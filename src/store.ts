@@ -1,6 +1,7 @@
 /** DataStore: the seven operations of the Consolidated Data Service API over one SQLite database. */
 import {
   Catalogue,
+  catalogueOf,
   CATALOGUE_VERSION,
   DEFAULT_INDEXED_FIELDS,
   DEFAULT_UNIQUE_KEYS,
@@ -119,7 +120,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const busy = options.busyTimeoutMs ?? 5000;
     if (typeof busy !== 'number' || !Number.isFinite(busy) || busy < 0) throw new RangeError('DataStore.open: busyTimeoutMs must be a non-negative number');
     // apply defaults
-    const catalogue = new Catalogue(options.types ?? TYPES, options.schemaVersion ?? CATALOGUE_VERSION);
+    const catalogue = catalogueOf(options.types ?? TYPES, options.schemaVersion ?? CATALOGUE_VERSION);
     const uniqueKeys: Record<string, readonly (readonly string[])[]> = { ...DEFAULT_UNIQUE_KEYS };
     for (const [t, keys] of Object.entries(options.uniqueKeys ?? {})) uniqueKeys[canonical(catalogue, t)] = keys as string[][];
     const indexes: Record<string, IndexSpec[]> = defaultIndexes(catalogue);

@@ -72,6 +72,18 @@ export function didYouMean(name: string, names: Iterable<string>): string {
 /** Type aliases the service accepts besides the wire names. */
 const ALIASES: ReadonlyMap<string, string> = new Map([['folder', 'Petron']]);
 
+const shared = new WeakMap<CatalogueShape, Map<string, Catalogue>>();
+
+/** The Catalogue of a types value and version, built once per process (it is immutable). */
+export function catalogueOf(types: CatalogueShape = TYPES, version = CATALOGUE_VERSION): Catalogue {
+  if (types === null || typeof types !== 'object') throw new TypeError('catalogue must be an object of types');
+  let byVersion = shared.get(types);
+  if (!byVersion) shared.set(types, (byVersion = new Map()));
+  let catalogue = byVersion.get(version);
+  if (!catalogue) byVersion.set(version, (catalogue = new Catalogue(types, version)));
+  return catalogue;
+}
+
 export class Catalogue {
   readonly version: string;
   private readonly byLower = new Map<string, TypeInfo>();

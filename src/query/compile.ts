@@ -212,6 +212,8 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
             range += `${x} < ? AND `;
           }
         }
+        // `^literal` alone: the range is the whole answer (strings only: a date field holds strings too).
+        if (prefix && c.source === `^${prefix}`) return `${range}${x} IS NOT NULL`;
         params.push(c.source, c.flags);
         return `${range}cd_regexp(?, ?, ${x})`;
       }

@@ -106,6 +106,29 @@ function typeSchema(info: TypeInfo, opts: SchemaOptions, uniques: Map<string, Un
   return sql;
 }
 
+interface SchemaPlan {
+  statements: string[];
+  fingerprint: string;
+  uniques: Map<string, UniqueIndex>;
+}
+
+const plans = new WeakMap<Catalogue, Map<string, SchemaPlan>>();
+
+/** The DDL for a catalogue and options, built once per process: opening a file again costs one row read. */
+function schemaPlan(catalogue: Catalogue, opts: SchemaOptions): SchemaPlan {
+  const key = JSON.stringify(opts);
+  let byOpts = plans.get(catalogue);
+  if (!byOpts) plans.set(catalogue, (byOpts = new Map()));
+  let plan = byOpts.get(key);
+  if (!plan) {
+    const uniques = new Map<string, UniqueIndex>();
+    const statements = catalogue.names.flatMap((name) => typeSchema(catalogue.resolve(name)!, opts, uniques));
+    plan = { statements, uniques, fingerprint: createHash('sha256').update(statements.join(';\n')).digest('hex') };
+    if (byOpts.size < 64) byOpts.set(key, plan);
+  }
+  return plan;
+}
+
 function storedFingerprint(db: Db): string | undefined {
   try {
     return db.prepare(`SELECT value FROM cd_meta WHERE key = 'schema'`).pluck().get() as string | undefined;
@@ -120,9 +143,7 @@ function storedFingerprint(db: Db): string | undefined {
  * and takes no write lock.
  */
 export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions): Map<string, UniqueIndex> {
-  const uniques = new Map<string, UniqueIndex>();
-  const statements = catalogue.names.flatMap((name) => typeSchema(catalogue.resolve(name)!, opts, uniques));
-  const fingerprint = createHash('sha256').update(statements.join(';\n')).digest('hex');
+  const { statements, fingerprint, uniques } = schemaPlan(catalogue, opts);
   if (storedFingerprint(db) === fingerprint) return uniques;
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS cd_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
