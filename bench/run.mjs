@@ -155,6 +155,9 @@ const QUERIES = [
   { id: 'bounds-10k', what: 'bounds box, ~10% of docs (≤10k)', method: 'bounds', args: (P) => P.large, check: 1 },
   { id: 'polygon-hole', what: 'polygon with a hole', method: 'polygon', args: (P) => P.polygon, check: 1 },
   { id: 'combined', what: 'bounds + eq + sort + limit 50 + total', method: 'combined', args: (P) => P.combined, check: 1 },
+  // The same geo queries without the R*Tree: what the index buys, on the same SQL otherwise.
+  { id: 'bounds-10k-scan', what: 'bounds-10k as a full scan (no R*Tree)', method: 'boundsScan', args: (P) => P.large, check: 1, systems: ['sql'] },
+  { id: 'polygon-hole-scan', what: 'polygon-hole as a full scan (no R*Tree)', method: 'polygonScan', args: (P) => P.polygon, check: 1, systems: ['sql'] },
 ];
 const WORKLOADS = ['bulk-insert', ...QUERIES.map((q) => q.id), 'open-existing', 'dp-bulk-insert', 'dp-history', 'insert-one', 'update-many', 'delete-many'];
 const run = (id) => !ONLY || ONLY.includes(id);
@@ -237,6 +240,7 @@ for (const n of SIZES) {
     if (!run(q.id)) continue;
     const counts = {};
     await each(async (name, s) => {
+      if (q.systems && !q.systems.includes(name)) return;
       const m = await measureQuery((...a) => s[q.method](...a), q.args(P), budget, q.check);
       counts[name] = m.hits;
       const hits = typeof m.hits[0] === 'number' ? m.hits.reduce((a, b) => a + b, 0) / m.hits.length : m.hits[0];
@@ -244,7 +248,8 @@ for (const n of SIZES) {
     });
     // Geo hit counts are also known from the generated coordinates (the first check-pass argument).
     if (P.expected[q.id] !== undefined) counts.expected = P.expected[q.id];
-    if (q.id === 'polygon-hole') counts.expected = P.expected.polygon;
+    if (q.id === 'bounds-10k-scan') counts.expected = P.expected['bounds-10k'];
+    if (q.id === 'polygon-hole' || q.id === 'polygon-hole-scan') counts.expected = P.expected.polygon;
     checkCounts(q.id, n, counts);
   }
 

@@ -15,6 +15,8 @@ const PY = `json_extract(doc, '$."surfaceLoc"."coordinates"[1]')`;
 const RT = `SELECT id FROM "rtree_Well_surfaceLoc" WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?`;
 const BOX = `${W}.rowid IN (${RT}) AND ${PX} BETWEEN ? AND ? AND ${PY} BETWEEN ? AND ?`;
 
+const SCAN = `${PX} BETWEEN ? AND ? AND ${PY} BETWEEN ? AND ?`;
+const scanParams = (b) => [b[0], b[2], b[1], b[3]];
 const boxParams = (b) => [b[2], b[0], b[3], b[1], b[0], b[2], b[1], b[3]];
 const parseRows = (rows) => JSON.parse(`[${rows.join(',')}]`);
 
@@ -46,6 +48,8 @@ export async function create({ file, DataStore, storeOptions }) {
       prefix: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${X('name')} >= ? AND ${X('name')} < ?`).pluck(),
       bounds: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${BOX}`).pluck(),
       polygon: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${BOX} AND pip(${PX}, ${PY})`).pluck(),
+      boundsScan: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${SCAN}`).pluck(),
+      polygonScan: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${SCAN} AND pip(${PX}, ${PY})`).pluck(),
       combPage: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${BOX} AND ${X('statusCurrent')} = ? ORDER BY ${X('spudDate')} DESC, rowid LIMIT 50`).pluck(),
       combTotal: () => db.prepare(`SELECT count(*) FROM ${W} WHERE ${BOX} AND ${X('statusCurrent')} = ?`).pluck(),
       history: () => db.prepare(`SELECT json(doc) FROM ${D} WHERE ${X('pwi')} = ? ORDER BY ${X('prodDate')}, rowid`).pluck(),
@@ -85,6 +89,11 @@ export async function create({ file, DataStore, storeOptions }) {
     polygon(r, b) {
       rings = r;
       return parseRows(st.polygon.all(...boxParams(b))).length;
+    },
+    boundsScan: (b) => parseRows(st.boundsScan.all(...scanParams(b))).length,
+    polygonScan(r, b) {
+      rings = r;
+      return parseRows(st.polygonScan.all(...scanParams(b))).length;
     },
     combined(b, status) {
       const [page, total] = st.comb(b, status);
