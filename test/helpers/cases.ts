@@ -21,7 +21,7 @@ export interface QueryCase {
   strict?: boolean;
   /**
    * 'agrees': MongoDB's semantics are unambiguous here and mingo must give the same ids.
-   * { differs }: mingo answers otherwise; recorded in /tmp/findings-eval.md, not asserted.
+   * { differs }: mingo answers otherwise (the reason says why MongoDB sides with the expected ids); not asserted.
    * Absent: mingo not consulted (sorting across types, regex flags, README-only rules).
    */
   mingo?: 'agrees' | { differs: string };
