@@ -252,8 +252,9 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   }
 
   /** Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock). */
-  #write<T>(fn: () => T): T {
-    return this.#core.tx.immediate(fn) as T;
+  #write<T>(fn: () => T, statements = 2): T {
+    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
+    return statements === 1 ? fn() : (this.#core.tx.immediate(fn) as T);
   }
 
   #resolve(type: unknown): TypeInfo {
@@ -352,7 +353,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
       if (atomic && errors.length) throw new RequestError(errors);
     };
     try {
-      this.#write(run);
+      this.#write(run, stamped.length);
     } catch (e) {
       if (e instanceof RequestError) {
         const msg = `0 of ${stamped.length} inserted; ${plural(errors.length, 'duplicate key')}; nothing was written (atomic)`;
@@ -474,7 +475,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
         const fields = (m && this.#core.uniques.get(m[1]!)?.fields) || ['id'];
         throw requestError('DUPLICATE_KEY', `the update would give two ${info.name} documents the same ${fields.join(', ')}; nothing was updated`);
       }
-    });
+    }, parentChecks.length ? 2 : 1);
     return envelope({ count, issues: [...plan.issues] });
   }
 
@@ -487,7 +488,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     }
     const where = compileWhere(plan.conditions, info.name);
     const { statements } = this.#core;
-    const count = this.#write(() => statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes);
+    const count = this.#write(() => statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1);
     return envelope({ count, issues: [...plan.issues] });
   }
 }
