@@ -56,9 +56,9 @@ const FULL = flag('full');
 const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
 const SYSTEMS = (opt('systems') ?? 'sql,consolidata,nedb,loki,mingo').split(',');
 const ONLY = opt('only')?.split(',');
-const ONE_BY_ONE = 2000;
+const ONE_BY_ONE = 1000;
 // Time per (workload, system) cell, by size: reps stop once it is spent (at least 3, at most 15; heavy ones at least 1).
-const BUDGET_MS = (n) => (n <= 10_000 ? 200 : n <= 100_000 ? 300 : 1500);
+const BUDGET_MS = (n) => (n <= 10_000 ? 150 : n <= 100_000 ? 250 : 1500);
 const STORE_OPTIONS = { userId: 'bench', indexes: { Well: [{ fields: ['spudDate'] }, { fields: ['basinName'] }] } };
 const MODULES = {
   sql: './systems/sql.mjs',
