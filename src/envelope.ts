@@ -109,6 +109,17 @@ export class RequestError extends Error {
   }
 }
 
+/** Runs fn; the errors of a RequestError it throws are added to `errors` (so one answer lists every problem). */
+export function collect<T>(errors: EnvelopeError[], fn: () => T): T | undefined {
+  try {
+    return fn();
+  } catch (e) {
+    if (!(e instanceof RequestError)) throw e;
+    errors.push(...e.errors);
+    return undefined;
+  }
+}
+
 export function requestError(code: ErrorCode, message: string, extra: Partial<EnvelopeError> = {}): RequestError {
   return new RequestError({ message, code, ...extra });
 }

@@ -15,7 +15,7 @@ import {
   type TypeName,
 } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import { envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
+import { collect, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { newId } from './ids.js';
 import { compileOrder, compileWhere, docsTable, ident, jsonPath } from './query/compile.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
@@ -417,7 +417,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     for (const [key, raw] of Object.entries(body)) {
       if (raw === undefined) continue;
       const label = `body.${key}`;
-      try {
+      collect(errors, () => {
         const path = parseFieldPath(ctx, key, label);
         const top = path.steps[0]!.name;
         if (top === 'id') throw requestError('VALIDATION', `${label}: the id of a document cannot change`, { field: key });
@@ -444,10 +444,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
           }
         }
         sets.push({ path: jsonPath(path.steps), value });
-      } catch (e) {
-        if (!(e instanceof RequestError)) throw e;
-        errors.push(...e.errors);
-      }
+      });
     }
     if (errors.length) throw new RequestError(errors);
     const now = new Date().toISOString();

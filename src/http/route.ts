@@ -1,4 +1,5 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
+import { didYouMean } from '../catalogue/index.js';
 import { fail, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { BodyError, type CoreRequest, type CoreResponse, type HttpOptions, type StoreLike } from './types.js';
 
@@ -179,21 +180,9 @@ export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: t
 function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | undefined {
   const extra = Object.keys(body).filter((k) => !keys.includes(k));
   if (!extra.length) return undefined;
-  const errors = extra.map((k): EnvelopeError => {
-    const near = keys.find((known) => known.toLowerCase() === k.toLowerCase() || closeEnough(known, k));
-    return { code: 'INVALID_REQUEST', field: k, message: `request body: unknown key "${k}"${near ? ` (did you mean "${near}"?)` : ''}; expected ${keys.join(', ')}` };
-  });
-  return fail(errors);
-}
-
-/** One edit apart (typos like `qeury`, `datas`). */
-function closeEnough(a: string, b: string): boolean {
-  if (Math.abs(a.length - b.length) > 1) return false;
-  const [s, t] = a.length <= b.length ? [a, b] : [b, a];
-  let i = 0;
-  while (i < s.length && s[i] === t[i]) i++;
-  if (s.length === t.length) return s.slice(i + 1) === t.slice(i + 1) || (s[i] === t[i + 1] && s[i + 1] === t[i] && s.slice(i + 2) === t.slice(i + 2));
-  return s.slice(i) === t.slice(i + 1);
+  return fail(
+    extra.map((k): EnvelopeError => ({ code: 'INVALID_REQUEST', field: k, message: `request body: unknown key "${k}"${didYouMean(k, keys)}; expected ${keys.join(', ')}` })),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@
 import { didYouMean, type FieldInfo, type TypeInfo } from '../catalogue/index.js';
 import { OBJECT_CATEGORIES, SCALAR_CATEGORIES } from '../catalogue/kinds.js';
 import { describe, isPlainObject, jsonValue, ringsError } from '../catalogue/validate.js';
-import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
+import { collect, requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
 import { DATE_FORMS, normalizeDate } from './dates.js';
 import { parseRegex } from './regex.js';
@@ -199,7 +199,7 @@ export function parseQuery(ctx: ParseContext, query: unknown): { conditions: Con
   for (const [key, cond] of Object.entries(query)) {
     if (cond === undefined) continue;
     const label = `query.${key}`;
-    try {
+    collect(errors, () => {
       const path = parseFieldPath(ctx, key, label);
       if (Array.isArray(cond)) {
         const c = parseOperator(ctx, path, 'in', cond, label, issues);
@@ -222,10 +222,7 @@ export function parseQuery(ctx: ParseContext, query: unknown): { conditions: Con
         const c = parseOperator(ctx, path, 'eq', cond, label, issues);
         if (c) conditions.push(c);
       }
-    } catch (e) {
-      if (!(e instanceof RequestError)) throw e;
-      errors.push(...e.errors);
-    }
+    });
   }
   if (errors.length) throw new RequestError(errors);
   return { conditions, issues };
@@ -266,21 +263,9 @@ export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort 
 }
 
 export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): QueryPlan {
-  let parsed: { conditions: Condition[]; issues: string[] } | undefined;
   const errors: EnvelopeError[] = [];
-  try {
-    parsed = parseQuery(ctx, query);
-  } catch (e) {
-    if (!(e instanceof RequestError)) throw e;
-    errors.push(...e.errors);
-  }
-  let opts: ReturnType<typeof parseOptions> | undefined;
-  try {
-    opts = parseOptions(ctx, options);
-  } catch (e) {
-    if (!(e instanceof RequestError)) throw e;
-    errors.push(...e.errors);
-  }
+  const parsed = collect(errors, () => parseQuery(ctx, query));
+  const opts = collect(errors, () => parseOptions(ctx, options));
   if (errors.length) throw new RequestError(errors);
   return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, ...opts! });
 }
