@@ -2,6 +2,7 @@
  * Checked conditions → one SQL WHERE clause over the JSONB `doc` column, with bound values.
  * JSON paths come only from checked path steps (see parse.ts) and are quoted here, in one place.
  */
+import { polygonHandle } from '../geo/polygons.js';
 import type { Condition, FieldPath, Sort, Step } from './ast.js';
 
 export interface Compiled {
@@ -235,7 +236,7 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
         params.push(minX, maxX, minY, maxY);
         return `${prefilter} AND ${px} BETWEEN ? AND ? AND ${py} BETWEEN ? AND ?`;
       }
-      params.push(minX, maxX, minY, maxY, JSON.stringify(c.rings));
+      params.push(minX, maxX, minY, maxY, polygonHandle(c.rings));
       return `${prefilter} AND ${px} BETWEEN ? AND ? AND ${py} BETWEEN ? AND ? AND cd_in_polygon(?, ${px}, ${py})`;
     }
   }

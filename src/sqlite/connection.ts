@@ -1,9 +1,9 @@
 /** The SQLite side: opening a file or memory, pragmas, SQL functions, the schema (tables, indexes, R*Trees) and a statement cache. */
 import { createHash } from 'node:crypto';
-import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import Database from 'better-sqlite3';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { docsTable, fieldExpr, ident, rtreeTable } from '../query/compile.js';
+import { inPolygon } from '../geo/polygons.js';
 import { regexTest } from '../query/regex.js';
 
 export type Db = Database.Database;
@@ -26,19 +26,6 @@ export interface SchemaOptions {
 export interface UniqueIndex {
   type: string;
   fields: readonly string[];
-}
-
-let lastPolygonText = '';
-let lastPolygon: { type: 'Polygon'; coordinates: number[][][] } | null = null;
-
-function inPolygon(rings: unknown, x: unknown, y: unknown): number {
-  if (typeof rings !== 'string' || typeof x !== 'number' || typeof y !== 'number') return 0;
-  // One polygon per query: parsing it once per statement, not once per candidate row.
-  if (rings !== lastPolygonText) {
-    lastPolygon = { type: 'Polygon', coordinates: JSON.parse(rings) as number[][][] };
-    lastPolygonText = rings;
-  }
-  return booleanPointInPolygon([x, y], lastPolygon!) ? 1 : 0;
 }
 
 export function openDatabase(file: string, busyTimeoutMs: number): Db {
