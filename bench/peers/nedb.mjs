@@ -41,9 +41,12 @@ export async function create({ file }) {
     closeForOpen() {
       if (fs.existsSync(datafile)) return void (db = null);
       // NeDB's own format: one JSON document per line, then its index definitions.
-      const lines = db.getAllData().map((d) => JSON.stringify(d));
-      for (const i of INDEXES) lines.push(JSON.stringify({ $$indexCreated: i }));
-      fs.writeFileSync(datafile, lines.join('\n') + '\n');
+      // Written in slices: at 1M documents the whole file is longer than a JS string may be.
+      const fd = fs.openSync(datafile, 'w');
+      const docs = db.getAllData();
+      for (let i = 0; i < docs.length; i += 10_000) fs.writeSync(fd, docs.slice(i, i + 10_000).map((d) => JSON.stringify(d) + '\n').join(''));
+      fs.writeSync(fd, INDEXES.map((i) => JSON.stringify({ $$indexCreated: i }) + '\n').join(''));
+      fs.closeSync(fd);
       db = null;
     },
     async openAndQuery(pwi) {
