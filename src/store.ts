@@ -56,6 +56,8 @@ interface Core {
   strict: boolean;
   statements: StatementCache;
   uniques: Map<string, UniqueIndex>;
+  /** Per type, the fields that lead an index: an equality on one of them finds few rows. */
+  keyed: Map<string, Set<string>>;
   /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
   tx: Transaction<(fn: () => unknown) => unknown>;
   /** Quoted table name per type. */
@@ -135,7 +137,10 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
       const uniques = ensureSchema(db, catalogue, { uniqueKeys, indexes });
       const tx = db.transaction((fn: () => unknown) => fn());
       const tables = new Map(catalogue.names.map((n) => [n, ident(docsTable(n))]));
-      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, tx, tables, closed: false };
+      const keyed = new Map(
+        catalogue.names.map((n) => [n, new Set([...(uniqueKeys[n] ?? []), ...(indexes[n] ?? []).map((i) => i.fields)].map((f) => f[0]!))]),
+      );
+      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, keyed, tx, tables, closed: false };
       return new DataStore<C>(core, userId);
     } catch (e) {
       db.close();
@@ -279,7 +284,15 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     const where = compileWhere(plan.conditions, info.name);
     const table = this.#table(info);
     const paged = plan.limit > 0 || plan.skip > 0;
-    const sql = `SELECT json(doc) FROM ${table} WHERE ${where.sql} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
+    // In insertion order, the matches are found first as a set of rowids, then read in rowid order: the
+    // planner then picks the best index for the conditions, and no sorter carries whole documents.
+    // An equality on an indexed field finds a handful of rows: there the plain form is cheaper.
+    const keyed = this.#core.keyed.get(info.name);
+    const pinpoint = plan.conditions.some(
+      (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && keyed?.has(c.path.steps[0]!.name),
+    );
+    const filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
+    const sql = `SELECT json(doc) FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
     const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
     const { statements, tx } = this.#core;
     const page = () => statements.get(sql).pluck(true).all(...params) as string[];
