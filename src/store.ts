@@ -51,7 +51,6 @@ const OPTION_NAMES = ['userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'sch
 /** State shared by a store and its `withUser` views. */
 interface Core {
   db: Db;
-  file: string;
   catalogue: Catalogue;
   strict: boolean;
   statements: StatementCache;
@@ -140,7 +139,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
       const keyed = new Map(
         catalogue.names.map((n) => [n, new Set([...(uniqueKeys[n] ?? []), ...(indexes[n] ?? []).map((i) => i.fields)].map((f) => f[0]!))]),
       );
-      const core: Core = { db, file, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, keyed, tx, tables, closed: false };
+      const core: Core = { db, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, keyed, tx, tables, closed: false };
       return new DataStore<C>(core, userId);
     } catch (e) {
       db.close();
