@@ -6,16 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalogue, DataStore } from '../src/index.js';
 import { compileOrder, compileWhere } from '../src/query/compile.js';
 import { parsePlan } from '../src/query/parse.js';
-import { point } from './helpers/geo.js';
+import { point, SQUARE } from './helpers/geo.js';
 
 const WELL = new Catalogue().resolve('Well')!;
-const SQUARE = [
-  [-102, 31],
-  [-101, 31],
-  [-101, 32],
-  [-102, 32],
-  [-102, 31],
-];
 const HOLE = [
   [-101.6, 31.4],
   [-101.4, 31.4],

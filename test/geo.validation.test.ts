@@ -4,15 +4,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
-import { point } from './helpers/geo.js';
+import { point, SQUARE } from './helpers/geo.js';
 
-const SQUARE = [
-  [-102, 31],
-  [-101, 31],
-  [-101, 32],
-  [-102, 32],
-  [-102, 31],
-];
 
 let store: DataStore;
 beforeEach(async () => {

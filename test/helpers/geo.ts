@@ -24,6 +24,15 @@ export interface WellDoc {
   bottomHoleLoc?: PointValue | null;
 }
 
+/** A 1°×1° square ring around (-101.5, 31.5), closed: a fixture several geo tests share. */
+export const SQUARE: Pos[] = [
+  [-102, 31],
+  [-101, 31],
+  [-101, 32],
+  [-102, 32],
+  [-102, 31],
+];
+
 export function point(x: number, y: number): PointValue {
   return { type: 'Point', coordinates: [x, y] };
 }
