@@ -1,4 +1,5 @@
 export { DataStore, type OpenOptions, type InsertOptions } from './store.js';
+export { DynamicStore } from './dynamic.js';
 export { unwrap, DataStoreError, ERROR_CODES, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
 export {
   Catalogue,
@@ -14,5 +15,5 @@ export {
   type GeoPoint,
   type GeoMultiPolygon,
 } from './catalogue/index.js';
-export type { Query, QueryOptions, FieldCondition, Operators } from './query/types.js';
+export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody } from './query/types.js';
 export type { IndexSpec } from './sqlite/connection.js';

@@ -38,7 +38,7 @@ describe('catalogue', () => {
     for (const [name, fields] of specTypes()) {
       checked += fields.length;
       const type = name === 'Folder' ? 'Petron' : name;
-      const schema = unwrap(await store.schema(type));
+      const schema = unwrap(await store.dynamic.schema(type));
       const base = Object.entries(BASE_FIELDS).map(([n, t]) => ({ name: n, type: t }));
       expect(schema.slice(0, base.length), type).toEqual(base);
       const own = schema.slice(base.length).map((f) => [f.name, f.type]);
@@ -57,15 +57,15 @@ describe('catalogue', () => {
   });
 
   it('labels geographic fields GeoPoint / GeoMultiPolygon and keeps Comment to the base fields', async () => {
-    const well = unwrap(await store.schema('well'));
+    const well = unwrap(await store.dynamic.schema('well'));
     expect(well.filter((f) => f.type === 'GeoPoint').map((f) => f.name)).toEqual(['surfaceLoc', 'midPointLoc', 'bottomHoleLoc']);
     expect(well).toContainEqual({ name: 'aoi', type: 'GeoMultiPolygon' });
     expect(unwrap(await store.schema('Comment'))).toHaveLength(Object.keys(BASE_FIELDS).length);
-    expect(unwrap(await store.schema('Folder'))).toContainEqual({ name: 'bounds', type: 'GeoMultiPolygon' });
+    expect(unwrap(await store.dynamic.schema('Folder'))).toContainEqual({ name: 'bounds', type: 'GeoMultiPolygon' });
   });
 
   it('answers UNKNOWN_TYPE with the closest names', async () => {
-    const r = await store.schema('DailyProd');
+    const r = await store.dynamic.schema('DailyProd');
     expect(r.success).toBe(false);
     expect(r.errors[0]!.code).toBe('UNKNOWN_TYPE');
     expect(r.message).toContain('"DailyProduction"');

@@ -16,7 +16,7 @@ type Store = DataStore;
 
 /** Ids (pwi) of the Wells whose surfaceLoc is inside BOX, in insertion order. */
 async function inBox(store: Store, box: number[] = BOX): Promise<string[]> {
-  const r = await store.query('Well', { surfaceLoc: { bounds: box } });
+  const r = await store.dynamic.query('Well', { surfaceLoc: { bounds: box } });
   expect(r.success, r.message).toBe(true);
   return r.data.map((d) => d.pwi as string);
 }
@@ -82,7 +82,7 @@ describe('writes keep the R*Tree in step (one connection)', () => {
   });
 
   it('update selected by a bounds query moves every matched point', async () => {
-    const u = await store.update('Well', { surfaceLoc: { bounds: BOX } }, { surfaceLoc: point(10, 10) });
+    const u = await store.dynamic.update('Well', { surfaceLoc: { bounds: BOX } }, { surfaceLoc: point(10, 10) });
     expect(u.count).toBe(2);
     expect(await inBox(store)).toEqual([]);
     expect(await inBox(store, [9, 9, 11, 11])).toEqual(['A', 'B']);
@@ -196,7 +196,7 @@ describe('writes keep the R*Tree in step (one connection)', () => {
 
   it('an update that would duplicate a key rolls back and leaves the tree unchanged', async () => {
     const before = rtreeDump(store);
-    const r = await store.update('Well', { surfaceLoc: { bounds: BOX } }, { pwi: 'Z', surfaceLoc: outside() });
+    const r = await store.dynamic.update('Well', { surfaceLoc: { bounds: BOX } }, { pwi: 'Z', surfaceLoc: outside() });
     expect(r.success).toBe(false);
     expect(r.errors[0]?.code).toBe('DUPLICATE_KEY');
     expect(rtreeDump(store)).toEqual(before);
@@ -361,7 +361,7 @@ describe('other connections and processes on the same file', () => {
     writer.close();
 
     const reader = openStore(file);
-    const r = await reader.query('Well', { surfaceLoc: { bounds: BOX } }, { sortBy: 'fracStages', sortOrder: -1, limit: 3 });
+    const r = await reader.dynamic.query('Well', { surfaceLoc: { bounds: BOX } }, { sortBy: 'fracStages', sortOrder: -1, limit: 3 });
     expect(r.success, r.message).toBe(true);
     expect(r.total).toBe(25);
     expect(r.data.map((d) => d.pwi)).toEqual(['W49', 'W47', 'W45']);
@@ -384,7 +384,7 @@ describe('bulk writes selected by a geo condition', () => {
       const want = Array.from({ length: n }, (_, i) => i).filter((i) => (i % 30) * 0.1 <= 1.45 && (i % 23) * 0.1 <= 1.05);
       expect(await inBox(store, box)).toEqual(want.map((i) => `W${i}`));
 
-      const u = await store.update('Well', { surfaceLoc: { bounds: box } }, { surfaceLoc: point(50, 50) });
+      const u = await store.dynamic.update('Well', { surfaceLoc: { bounds: box } }, { surfaceLoc: point(50, 50) });
       expect(u.count).toBe(want.length);
       expect(await inBox(store, box)).toEqual([]);
       expect(await inBox(store, [49, 49, 51, 51])).toEqual(want.map((i) => `W${i}`));
@@ -511,7 +511,7 @@ describe('random write sequences (model-based)', () => {
               }
             }
             for (const b of boxes) {
-              const r = await store.query('Well', { surfaceLoc: { bounds: b } });
+              const r = await store.dynamic.query('Well', { surfaceLoc: { bounds: b } });
               expect(r.data.map((d) => d.id), `${JSON.stringify(o)} then bounds ${JSON.stringify(b)}`).toEqual(
                 model.filter((m) => inModelBox(m.loc, b)).map((m) => m.id),
               );

@@ -129,7 +129,7 @@ describe('EXPLAIN QUERY PLAN of geo queries', () => {
     const where = compileWhere(plan.conditions, 'Well');
     const sql = `SELECT json_extract(doc, '$.pwi') FROM "docs_Well" WHERE ${where.sql} ${compileOrder(plan.sort)} LIMIT ? OFFSET ?`;
     const direct = store.database.prepare(sql).pluck().all(...where.params, plan.limit, plan.skip);
-    const viaStore = await store.query('Well', query, options as never);
+    const viaStore = await store.dynamic.query('Well', query, options as never);
     expect(viaStore.success, viaStore.message).toBe(true);
     expect(direct.length).toBeGreaterThan(0);
     expect(viaStore.data.map((d) => d.pwi)).toEqual(direct);

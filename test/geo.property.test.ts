@@ -464,10 +464,10 @@ describe('box edges not representable in float32 are decided on the exact double
       for (const [i, v] of values.entries()) {
         const boxes = v > 0 ? [[v, -1, 1, 1], [1, 1, v, -1]] : [[-1, -1, v, 1], [v, 1, -1, -1]];
         for (const b of boxes) {
-          const r = await store.query('Well', { surfaceLoc: { bounds: b } });
+          const r = await store.dynamic.query('Well', { surfaceLoc: { bounds: b } });
           expect(r.data.map((d) => d.id), `bounds ${JSON.stringify(b)}`).toContain(`x${i}`);
           const by = [b[1]!, b[0]!, b[3]!, b[2]!];
-          const ry = await store.query('Well', { surfaceLoc: { bounds: by } });
+          const ry = await store.dynamic.query('Well', { surfaceLoc: { bounds: by } });
           expect(ry.data.map((d) => d.id), `bounds ${JSON.stringify(by)}`).toContain(`y${i}`);
         }
         const [lo, hi] = v > 0 ? [v, 1] : [-1, v];

@@ -56,7 +56,7 @@ describe('invalid bounds operands', () => {
   });
 
   it('names the field in the error', async () => {
-    const r = await store.query('Well', { midPointLoc: { bounds: [1, 2, 3] } });
+    const r = await store.dynamic.query('Well', { midPointLoc: { bounds: [1, 2, 3] } });
     expect(r.errors[0]!.field).toBe('midPointLoc.bounds');
     expect(r.errors[0]!.message).toContain('query.midPointLoc.bounds');
   });
@@ -101,7 +101,7 @@ describe('invalid polygon operands', () => {
   });
 
   it('names the field in the error, and reports errors of several fields together', async () => {
-    const r = await store.query('Well', { surfaceLoc: { polygon: [] }, bottomHoleLoc: { bounds: [0, 0, 0] } });
+    const r = await store.dynamic.query('Well', { surfaceLoc: { polygon: [] }, bottomHoleLoc: { bounds: [0, 0, 0] } });
     expect(r.success).toBe(false);
     expect(r.errors.map((e) => e.code)).toEqual(['INVALID_QUERY', 'INVALID_QUERY']);
     expect(r.errors.map((e) => e.field)).toEqual(['surfaceLoc.polygon', 'bottomHoleLoc.bounds']);
@@ -112,7 +112,7 @@ describe('invalid polygon operands', () => {
     expect(u.success).toBe(false);
     expect(u.errors[0]!.code).toBe('INVALID_QUERY');
     expect(u.errors[0]!.message).toContain('query.surfaceLoc.polygon');
-    const d = await store.delete('Well', { surfaceLoc: { bounds: [0, 0, 0, 'x'] } });
+    const d = await store.dynamic.delete('Well', { surfaceLoc: { bounds: [0, 0, 0, 'x'] } });
     expect(d.success).toBe(false);
     expect(d.errors[0]!.code).toBe('INVALID_QUERY');
     const all = await store.query('Well', {});
@@ -124,7 +124,7 @@ describe('invalid polygon operands', () => {
 describe('valid polygon forms', () => {
   it('a GeoJSON Polygon operand is accepted and answers like the rings array', async () => {
     const rings = await store.query('Well', { surfaceLoc: { polygon: [SQUARE] } });
-    const geojson = await store.query('Well', { surfaceLoc: { polygon: { type: 'Polygon', coordinates: [SQUARE] } } });
+    const geojson = await store.dynamic.query('Well', { surfaceLoc: { polygon: { type: 'Polygon', coordinates: [SQUARE] } } });
     expect(rings.success, rings.message).toBe(true);
     expect(geojson.success, geojson.message).toBe(true);
     expect(geojson.data.map((d) => d.pwi)).toEqual(['A']);
@@ -139,7 +139,7 @@ describe('valid polygon forms', () => {
       [-101.6, 31.6],
       [-101.6, 31.4],
     ];
-    const r = await store.query('Well', { surfaceLoc: { polygon: { type: 'Polygon', coordinates: [SQUARE, hole] } } });
+    const r = await store.dynamic.query('Well', { surfaceLoc: { polygon: { type: 'Polygon', coordinates: [SQUARE, hole] } } });
     expect(r.success, r.message).toBe(true);
     expect(r.data).toEqual([]);
   });
@@ -195,8 +195,8 @@ describe('bounds/polygon on a field that is not a GeoPoint: ignored with a warni
   it('an unknown field in non-strict mode is ignored with a warning too', async () => {
     const loose = DataStore.open(':memory:', { strict: false });
     try {
-      await loose.insert('Well', [{ pwi: 'A', myLoc: { type: 'Point', coordinates: [0, 0] } }, { pwi: 'B' }]);
-      const r = await loose.query('Well', { myLoc: { bounds: [10, 10, 11, 11] } });
+      await loose.dynamic.insert('Well', [{ pwi: 'A', myLoc: { type: 'Point', coordinates: [0, 0] } }, { pwi: 'B' }]);
+      const r = await loose.dynamic.query('Well', { myLoc: { bounds: [10, 10, 11, 11] } });
       expect(r.success, r.message).toBe(true);
       expect(r.data.map((d) => d.pwi)).toEqual(['A', 'B']);
       expect(r.issues).toHaveLength(1);

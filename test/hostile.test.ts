@@ -8,12 +8,12 @@ const cases = hostileCases();
 function run(c: HostileCase): Promise<Envelope<unknown>> {
   const t = c.type as string;
   switch (c.op) {
-    case 'query': return store.query(t, c.query, c.options);
-    case 'insert': return store.insert(t, c.data);
-    case 'replace': return store.replace(t, c.data);
-    case 'update': return store.update(t, c.query, c.body);
-    case 'delete': return store.delete(t, c.query);
-    case 'schema': return store.schema(t);
+    case 'query': return store.dynamic.query(t, c.query, c.options);
+    case 'insert': return store.dynamic.insert(t, c.data);
+    case 'replace': return store.dynamic.replace(t, c.data);
+    case 'update': return store.dynamic.update(t, c.query, c.body);
+    case 'delete': return store.dynamic.delete(t, c.query);
+    case 'schema': return store.dynamic.schema(t);
   }
 }
 

@@ -42,11 +42,11 @@ const INDEXES = { Well: ['basinName', 'fracStages', 'lateralLength', 'isVirtual'
 async function runStore(c: QueryCase, indexed: boolean): Promise<Run> {
   const store = DataStore.open(':memory:', { strict: c.strict ?? true, ...(indexed ? { indexes: INDEXES } : {}) });
   try {
-    const ins = await store.insert('Well', c.docs as Doc[]);
+    const ins = await store.dynamic.insert('Well', c.docs as Doc[]);
     expect(ins.errors).toEqual([]);
     expect(ins.count).toBe(c.docs.length);
     const all = await store.query('Well', {});
-    const r = await store.query('Well', c.query, c.options);
+    const r = await store.dynamic.query('Well', c.query, c.options);
     expect(r.errors).toEqual([]);
     expect(r.success).toBe(true);
     expect(r.count).toBe(r.data.length);
@@ -84,7 +84,7 @@ describe('query errors', () => {
       const store = DataStore.open(':memory:', { strict: e.strict ?? true });
       try {
         await store.insert('Well', WELLS as Doc[]);
-        const r = await store.query('Well', e.query, e.options);
+        const r = await store.dynamic.query('Well', e.query, e.options);
         expect(r.success).toBe(false);
         expect(r.data).toEqual([]);
         expect(r.hasErrors).toBe(true);

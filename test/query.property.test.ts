@@ -150,7 +150,7 @@ const INDEXES = { Well: ['basinName', 'fracStages', 'lateralLength', 'isVirtual'
 
 async function open(docs: readonly Doc[], indexed: boolean, strict: boolean): Promise<{ store: DataStore; stored: Doc[] }> {
   const store = DataStore.open(':memory:', { strict, ...(indexed ? { indexes: INDEXES } : {}) });
-  const ins = await store.insert('Well', docs.map((d, i) => ({ id: `d${i}`, ...d })));
+  const ins = await store.dynamic.insert('Well', docs.map((d, i) => ({ id: `d${i}`, ...d })));
   if (!ins.success) throw new Error(`insert failed: ${JSON.stringify(ins.errors)}`);
   const stored = (await store.query('Well', {})).data as Doc[];
   return { store, stored };
@@ -165,7 +165,7 @@ function agreement(docsArb: fc.Arbitrary<Doc[]>, paths: readonly [string, Kind][
     const { store, stored } = await open(docs, indexed, strict);
     try {
       for (const [query, options] of requests) {
-        const r = await store.query('Well', query, options);
+        const r = await store.dynamic.query('Well', query, options);
         expect(r.errors, JSON.stringify({ query, options })).toEqual([]);
         const ref = evaluate(stored, query, options, { dateFields: WELL_DATE_FIELDS });
         expect({ ids: r.data.map((d) => d.id), total: r.total }, JSON.stringify({ query, options })).toEqual(ref);

@@ -57,7 +57,7 @@ describe('insert', () => {
   });
 
   it('fails the whole request on an invalid document, naming index and field, and writes nothing', async () => {
-    const r = await store.insert('Well', [
+    const r = await store.dynamic.insert('Well', [
       { pwi: 'ok' },
       { pwi: 'bad', fracStages: 2.5 },
       { pwi: 'bad2', spudDate: 'yesterday', surfaceLoc: { type: 'Point', coordinates: [0, 91] } },
@@ -92,7 +92,7 @@ describe('insert', () => {
     const type = 'uptime' in fields ? 'DailyProduction' : 'Well';
     const doc = { ...fields };
     if (type === 'DailyProduction') delete (doc as Record<string, unknown>).name;
-    const r = await store.insert(type, [doc]);
+    const r = await store.dynamic.insert(type, [doc]);
     expect(r.success).toBe(false);
     expect(r.errors[0]!.code).toBe('VALIDATION');
     expect(r.errors[0]!.field).toBe(Object.keys(doc)[0]);
@@ -163,15 +163,15 @@ describe('insert', () => {
 
   it('answers an envelope for a non-array, an unknown type, a bad type name', async () => {
     expect((await store.insert('Well', { pwi: 'A' } as never)).errors[0]!.code).toBe('INVALID_REQUEST');
-    const u = await store.insert('Wel', [{}]);
+    const u = await store.dynamic.insert('Wel', [{}]);
     expect(u.errors[0]!.code).toBe('UNKNOWN_TYPE');
     expect(u.message).toContain('"Well"');
     expect((await store.insert(42 as never, [{}])).errors[0]!.code).toBe('INVALID_REQUEST');
   });
 
   it('resolves type names case-insensitively and Folder as Petron', async () => {
-    await store.insert('well', [{ pwi: 'A' }]);
-    await store.insert('Folder', [{ name: 'f' }]);
+    await store.dynamic.insert('well', [{ pwi: 'A' }]);
+    await store.dynamic.insert('Folder', [{ name: 'f' }]);
     expect(await ids(store, 'WELL')).toHaveLength(1);
     expect(unwrap(await store.query('Petron', {})).map((d) => d.name)).toEqual(['f']);
   });
@@ -218,7 +218,7 @@ describe('replace', () => {
   });
 
   it('validates before writing', async () => {
-    const r = await store.replace('Well', [{ pwi: 'A' }, { pwi: 5 }]);
+    const r = await store.dynamic.replace('Well', [{ pwi: 'A' }, { pwi: 5 }]);
     expect(r.errors).toMatchObject([{ code: 'VALIDATION', index: 1, field: 'pwi' }]);
     expect(await all(store, 'Well')).toEqual([]);
   });
@@ -270,7 +270,7 @@ describe('update', () => {
       [{ 'groups.0': 'x' }, 'VALIDATION', 'groups.0'],
     ];
     for (const [body, code, field] of cases) {
-      const r = await store.update('Well', { pwi: 'A' }, body);
+      const r = await store.dynamic.update('Well', { pwi: 'A' }, body);
       expect(r.success, JSON.stringify(body)).toBe(false);
       expect(r.errors[0]).toMatchObject({ code, field });
     }
@@ -303,7 +303,7 @@ describe('delete', () => {
   });
 
   it.each([[undefined], [null], [{}], [{ pwi: { bounds: [0, 0, 1, 1] } }]])('refuses an empty query (%j): success, count 0, nothing removed', async (q) => {
-    const r = await store.delete('Well', q);
+    const r = await store.dynamic.delete('Well', q);
     expect(r.success).toBe(true);
     expect(r.count).toBe(0);
     expect(r.message).toMatch(/illegal operation/i);
@@ -374,7 +374,7 @@ describe('misuse and envelopes', () => {
 
   it('answers every envelope key on success and failure', async () => {
     const keys = ['data', 'cursor', 'hasCursor', 'empty', 'count', 'total', 'activityId', 'success', 'message', 'errors', 'issues', 'hasErrors', 'insertedIds', 'idsNotFound', 'updatedIds', 'deletedIds', 'referencesRemoved', 'referencesUpdated', 'referencesInserted'];
-    for (const env of [await store.types(), await store.query('Nope', {}), await store.insert('Well', [{ pwi: 'A' }]), await store.delete('Well', {})]) {
+    for (const env of [await store.dynamic.types(), await store.dynamic.query('Nope', {}), await store.insert('Well', [{ pwi: 'A' }]), await store.delete('Well', {})]) {
       expect(Object.keys(env).sort()).toEqual([...keys].sort());
       expect(env.hasErrors).toBe(env.errors.length > 0);
       expect(env.cursor).toBeNull();
@@ -384,7 +384,7 @@ describe('misuse and envelopes', () => {
 
   it('unwrap returns data or throws a DataStoreError carrying the envelope', async () => {
     expect(unwrap(await store.types())).toContain('Well');
-    const bad = await store.query('Nope', {});
+    const bad = await store.dynamic.query('Nope', {});
     try {
       unwrap(bad);
       expect.unreachable();

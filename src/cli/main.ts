@@ -2,7 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
 import { SingleBar, Presets } from 'cli-progress';
-import { DataStore } from '../store.js';
+import { DynamicStore } from '../dynamic.js';
 import { runExport } from './export.js';
 import { importExitCode, runImport } from './import.js';
 import { serve } from './serve.js';
@@ -73,7 +73,7 @@ program
     } catch (e) {
       fatal(`${file}: ${(e as Error).message}`);
     }
-    const store = DataStore.open(o.db);
+    const store = DynamicStore.open(o.db);
     const schema = await store.schema(type);
     if (!schema.success) {
       store.close();
@@ -117,7 +117,7 @@ program
       if (e.code === 'EPIPE') process.exit(0);
       fatal(e.message);
     });
-    const store = DataStore.open(o.db);
+    const store = DynamicStore.open(o.db);
     const { exported, failure } = await runExport({ store, type, query, output: process.stdout });
     store.close();
     if (failure) fatal(failure.message);

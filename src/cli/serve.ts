@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DataStore } from '../store.js';
+import { DynamicStore } from '../dynamic.js';
 import { basicAuth } from '../http/auth.js';
 import { createNodeHandler } from '../http/node.js';
 import { sampleData } from '../sample.js';
@@ -19,14 +19,14 @@ export interface ServeOptions {
 
 export interface Running {
   server: Server;
-  store: DataStore;
+  store: DynamicStore;
   url: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the store. */
   stop: (graceMs?: number) => Promise<void>;
 }
 
 /** Loads `sampleData()` when the Well table is empty; returns how many documents went in. */
-export async function loadSample(store: DataStore): Promise<number> {
+export async function loadSample(store: DynamicStore): Promise<number> {
   const probe = await store.query('Well', {}, { limit: 1 });
   if (!probe.success || probe.total > 0) return 0;
   const { wells, daily } = sampleData();
@@ -61,7 +61,7 @@ function readApps(file: string): Record<string, string> {
 export async function serve(opts: ServeOptions): Promise<Running> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const authenticate = opts.basicAuthFile ? basicAuth(readApps(opts.basicAuthFile)) : undefined;
-  const store = DataStore.open(opts.db);
+  const store = DynamicStore.open(opts.db);
   try {
     if (opts.sample) {
       const n = await loadSample(store);

@@ -1,6 +1,6 @@
 /** Fetch bridge: `Request → Response` over the routing core (Hono, Bun, Deno, Next route handlers). */
 import { createRouter } from './route.js';
-import { BodyError, type HttpOptions, type StoreLike } from './types.js';
+import { BodyError, type HttpOptions, type StoreInput } from './types.js';
 
 /** Reads a Fetch body, cancelling the stream as soon as it crosses `limit`. */
 export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {
@@ -40,7 +40,7 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
  * const handle = createFetchHandler(store, { basePath: '/api' });
  * app.all('/api/*', (c) => handle(c.req.raw));   // Hono
  */
-export function createFetchHandler(store: StoreLike, options: HttpOptions = {}): (request: Request) => Promise<Response> {
+export function createFetchHandler(store: StoreInput, options: HttpOptions = {}): (request: Request) => Promise<Response> {
   const router = createRouter(store, options);
   return async (request) => {
     const url = new URL(request.url);

@@ -3,4 +3,4 @@ export { createFetchHandler } from './fetch.js';
 export { createNodeHandler, type NodeHandler } from './node.js';
 export { basicAuth, bearerAuth } from './auth.js';
 export { statusOf, DEFAULT_BASE_PATH, DEFAULT_MAX_BODY_BYTES } from './route.js';
-export type { HttpOptions, Authenticate, AuthRequest, AuthResult, StoreLike } from './types.js';
+export type { HttpOptions, Authenticate, AuthRequest, AuthResult, StoreLike, StoreInput } from './types.js';

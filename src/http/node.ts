@@ -1,7 +1,7 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRouter } from './route.js';
-import { BodyError, type HttpOptions, type StoreLike } from './types.js';
+import { BodyError, type HttpOptions, type StoreInput } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
@@ -65,7 +65,7 @@ function toHeaders(req: IncomingMessage): Headers {
  * http.createServer(createNodeHandler(store)).listen(8080, '127.0.0.1');
  * app.use(createNodeHandler(store, { authenticate: basicAuth({ app: 'secret' }) }));   // Express
  */
-export function createNodeHandler(store: StoreLike, options: HttpOptions = {}): NodeHandler {
+export function createNodeHandler(store: StoreInput, options: HttpOptions = {}): NodeHandler {
   const router = createRouter(store, options);
   return (req, res, next) => {
     let url: URL;

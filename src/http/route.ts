@@ -1,7 +1,7 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
 import { fail, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
-import { BodyError, type CoreRequest, type CoreResponse, type HttpOptions, type StoreLike } from './types.js';
+import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -189,9 +189,11 @@ function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | u
  * Builds the routing core shared by `createFetchHandler` and `createNodeHandler`.
  * @example const route = createRouter(store, { basePath: '/api' }); const { status, envelope } = await route.handle(req);
  */
-export function createRouter(store: StoreLike, options: HttpOptions = {}) {
+export function createRouter(input: StoreInput, options: HttpOptions = {}) {
   // validate
-  if (!store || typeof store.query !== 'function') throw new TypeError('createRouter: expected a DataStore');
+  const store = input ? dynamicOf(input) : undefined;
+  if (!store || typeof store.query !== 'function') throw new TypeError('createRouter: expected a DataStore or DynamicStore');
+  const untyped: StoreLike = store;
   if (options === null || typeof options !== 'object') throw new TypeError('HTTP adapter: options must be an object');
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (typeof maxBodyBytes !== 'number' || !Number.isInteger(maxBodyBytes) || maxBodyBytes < 0) {
@@ -238,13 +240,13 @@ export function createRouter(store: StoreLike, options: HttpOptions = {}) {
         const allow = Object.keys(route.methods).join(', ');
         return failWith('METHOD_NOT_ALLOWED', `${method} is not allowed on ${req.path}; use ${allow}`, { allow });
       }
-      let target = store;
+      let target = untyped;
       if (authenticate) {
         const user = await authenticate({ method, path: req.path, headers: req.headers });
         if (!user || typeof user.userId !== 'string' || user.userId === '') {
           return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });
         }
-        target = store.withUser(user.userId);
+        target = untyped.withUser(user.userId);
       }
       let body: Json = {};
       if (entry.json) {

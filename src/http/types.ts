@@ -1,7 +1,7 @@
 /** The option and request types of the HTTP adapter, shared by the routing core and both bridges. */
 import type { Envelope } from '../envelope.js';
 
-/** The store operations the adapter calls; any `DataStore` (of any catalogue) fits. */
+/** The untyped store operations the adapter calls: a `DynamicStore` (`DataStore#dynamic`). */
 export interface StoreLike {
   query(type: string, query?: unknown, options?: unknown): Promise<Envelope<unknown>>;
   insert(type: string, docs: unknown, options?: { atomic?: boolean }): Promise<Envelope<unknown>>;
@@ -11,6 +11,15 @@ export interface StoreLike {
   types(): Promise<Envelope<unknown>>;
   schema(type: string): Promise<Envelope<unknown>>;
   withUser(userId: string): StoreLike;
+}
+
+/** What the adapter and the CLI accept: a `DataStore` of any catalogue (its `dynamic` view is used) or a `DynamicStore`. */
+export type StoreInput = StoreLike | { readonly dynamic: StoreLike };
+
+/** The untyped view of a store the adapter was given. */
+export function dynamicOf(store: StoreInput): StoreLike {
+  if (store && typeof store === 'object' && 'dynamic' in store && store.dynamic && typeof store.dynamic.query === 'function') return store.dynamic;
+  return store as StoreLike;
 }
 
 /** What `authenticate` sees of a request: enough to check credentials, never the body. */

@@ -38,3 +38,8 @@ export interface QueryOptions<D = Record<string, unknown>> {
   /** 1 ascending (default), -1 descending, 0 none. */
   sortOrder?: 1 | -1 | 0;
 }
+
+/** The fields an update sets: document fields with their write types, and dotted paths into object values. */
+export type UpdateBody<D> = { [K in keyof D]?: D[K] } & {
+  [path: `${string}.${string}`]: unknown;
+};

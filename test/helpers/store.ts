@@ -11,10 +11,10 @@ export function tempDir(): { dir: string; file: (name?: string) => string; clean
 
 /** Ids of a query's page, in order. */
 export async function ids(store: DataStore, type: string, query: unknown = {}, options?: unknown): Promise<string[]> {
-  return unwrap(await store.query(type, query, options)).map((d) => d.id as string);
+  return unwrap(await store.dynamic.query(type, query, options)).map((d) => d.id as string);
 }
 
 /** Every document of a type, in insertion order. */
 export async function all(store: DataStore, type: string): Promise<Record<string, unknown>[]> {
-  return unwrap(await store.query(type, {}));
+  return unwrap(await store.dynamic.query(type, {}));
 }

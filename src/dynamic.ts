@@ -1,0 +1,498 @@
+/**
+ * DynamicStore: the seven operations of the Consolidated Data Service API over one SQLite database,
+ * taking untyped input (type names as strings, queries and documents as `unknown`). The HTTP adapter and
+ * the CLI use it; applications use the typed `DataStore` façade (store.ts), whose `dynamic` is this.
+ */
+import {
+  Catalogue,
+  catalogueOf,
+  CATALOGUE_VERSION,
+  DEFAULT_INDEXED_FIELDS,
+  DEFAULT_UNIQUE_KEYS,
+  didYouMean,
+  TYPES,
+  type BuiltinCatalogue,
+  type CatalogueShape,
+  type TypeInfo,
+} from './catalogue/index.js';
+import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
+import { collect, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
+import { newId } from './ids.js';
+import { compileOrder, compileWhere, docsTable, ident, jsonPath } from './query/compile.js';
+import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
+import { ensureSchema, openDatabase, StatementCache, type Db, type IndexSpec, type Transaction, type UniqueIndex } from './sqlite/connection.js';
+
+export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
+  /** Default actor for createdBy/updatedBy. */
+  userId?: string;
+  /** Unknown top-level fields are errors in documents and queries (default true). */
+  strict?: boolean;
+  /** Extra indexes per type. */
+  indexes?: { [T in keyof NoInfer<C>]?: readonly IndexSpec[] };
+  /** Replaces the default unique keys of the named types. */
+  uniqueKeys?: { [T in keyof NoInfer<C>]?: readonly (readonly string[])[] };
+  /** A catalogue of your own; defaults to the built-in one. */
+  types?: C;
+  /** The `schemaVersion` written on documents (default: the built-in catalogue's version). */
+  schemaVersion?: string;
+  /** How long a write waits for another connection's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+export interface InsertOptions {
+  /** Roll the whole request back when any document collides (default false: insert the others). */
+  atomic?: boolean;
+}
+
+type AnyDoc = Record<string, unknown>;
+
+const OPTION_NAMES = ['userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs'];
+
+/** State shared by a store and its `withUser` views. */
+interface Core {
+  db: Db;
+  catalogue: Catalogue;
+  strict: boolean;
+  statements: StatementCache;
+  uniques: Map<string, UniqueIndex>;
+  /** Per type, the fields that lead an index: an equality on one of them finds few rows. */
+  keyed: Map<string, Set<string>>;
+  /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
+  tx: Transaction<(fn: () => unknown) => unknown>;
+  /** Quoted table name per type. */
+  tables: Map<string, string>;
+  closed: boolean;
+}
+
+function defaultIndexes(catalogue: Catalogue): Record<string, IndexSpec[]> {
+  const out: Record<string, IndexSpec[]> = {};
+  for (const name of catalogue.names) {
+    const info = catalogue.resolve(name)!;
+    out[name] = DEFAULT_INDEXED_FIELDS.filter((f) => info.fields.has(f)).map((f) => ({ fields: [f] }));
+  }
+  return out;
+}
+
+function isDuplicate(e: unknown): e is Error & { code: string } {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+const BUSY_ATTEMPTS = 3;
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/**
+ * The untyped store: every check happens at run time, so it takes input from JSON (HTTP, files, other languages).
+ * @example
+ * const store = DynamicStore.open();
+ * await store.insert(type, JSON.parse(body));
+ */
+export class DynamicStore {
+  readonly #core: Core;
+  readonly #userId: string;
+
+  private constructor(core: Core, userId: string) {
+    this.#core = core;
+    this.#userId = userId;
+  }
+
+  /**
+   * Opens a store: in memory without a file (for tests), else a SQLite file in WAL mode, created if missing.
+   * @example const store = DataStore.open('wells.db', { userId: 'etl' });
+   */
+  static open<C extends CatalogueShape = BuiltinCatalogue>(file = ':memory:', options: OpenOptions<C> = {}): DynamicStore {
+    // validate
+    if (typeof file !== 'string') throw new TypeError(`DataStore.open: file must be a string path, got ${describe(file)}`);
+    if (options === null || typeof options !== 'object') throw new TypeError('DataStore.open: options must be an object');
+    for (const key of Object.keys(options)) {
+      if (!OPTION_NAMES.includes(key)) throw new TypeError(`DataStore.open: unknown option "${key}"${didYouMean(key, OPTION_NAMES)}`);
+    }
+    const userId = options.userId ?? 'consolidata';
+    if (typeof userId !== 'string' || userId === '') throw new TypeError('DataStore.open: userId must be a non-empty string');
+    const busy = options.busyTimeoutMs ?? 5000;
+    if (typeof busy !== 'number' || !Number.isFinite(busy) || busy < 0) throw new RangeError('DataStore.open: busyTimeoutMs must be a non-negative number');
+    // apply defaults
+    const catalogue = catalogueOf(options.types ?? TYPES, options.schemaVersion ?? CATALOGUE_VERSION);
+    const uniqueKeys: Record<string, readonly (readonly string[])[]> = { ...DEFAULT_UNIQUE_KEYS };
+    for (const [t, keys] of Object.entries(options.uniqueKeys ?? {})) uniqueKeys[canonical(catalogue, t)] = keys as string[][];
+    const indexes: Record<string, IndexSpec[]> = defaultIndexes(catalogue);
+    for (const [t, specs] of Object.entries(options.indexes ?? {})) {
+      const name = canonical(catalogue, t);
+      indexes[name] = [...(indexes[name] ?? []), ...((specs as IndexSpec[]) ?? [])];
+    }
+    for (const t of Object.keys(uniqueKeys)) if (!catalogue.resolve(t)) delete uniqueKeys[t];
+    // interpret
+    const db = openDatabase(file, busy);
+    try {
+      const uniques = ensureSchema(db, catalogue, { uniqueKeys, indexes });
+      const tx = db.transaction((fn: () => unknown) => fn());
+      const tables = new Map(catalogue.names.map((n) => [n, ident(docsTable(n))]));
+      const keyed = new Map(
+        catalogue.names.map((n) => [n, new Set([...(uniqueKeys[n] ?? []), ...(indexes[n] ?? []).map((i) => i.fields)].map((f) => f[0]!))]),
+      );
+      const core: Core = { db, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, keyed, tx, tables, closed: false };
+      return new DynamicStore(core, userId);
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  /** The same store acting as another user (createdBy/updatedBy). */
+  withUser(userId: string): DynamicStore {
+    if (typeof userId !== 'string' || userId === '') throw new TypeError('withUser: userId must be a non-empty string');
+    return new DynamicStore(this.#core, userId);
+  }
+
+  /** The user this store writes as. */
+  get userId(): string {
+    return this.#userId;
+  }
+
+  /** True once `close()` was called (on this store or any of its views). */
+  get closed(): boolean {
+    return this.#core.closed;
+  }
+
+  /** The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas). */
+  get database(): Db {
+    return this.#core.db;
+  }
+
+  /** Closes the database; further calls throw. Closing twice is harmless. */
+  close(): void {
+    if (this.#core.closed) return;
+    this.#core.closed = true;
+    this.#core.db.close();
+  }
+
+  /** Names of every type, as accepted in `type`. */
+  types(): Promise<Envelope<string>> {
+    return this.#run(() => envelope({ data: [...this.#core.catalogue.names] }));
+  }
+
+  /** Every top-level field of a type with its wire kind: base fields first, then the type's own. */
+  schema(type: string): Promise<Envelope<{ name: string; type: string }>> {
+    return this.#run(() => envelope({ data: this.#core.catalogue.schema(this.#resolve(type)) }));
+  }
+
+  /**
+   * Documents matching `query`, sorted and paged by `options`; `total` counts every match.
+   * @example await store.query('Well', { spudDate: { gte: '1/1/2020' } }, { sortBy: 'spudDate', limit: 50 })
+   */
+  query(type: string, query?: unknown, options?: unknown): Promise<Envelope<AnyDoc>> {
+    return this.#run(() => this.#query(type, query, options));
+  }
+
+  /**
+   * Inserts documents. Colliding documents are reported and skipped unless `atomic` rolls everything back.
+   * @example await store.insert('Well', [{ pwi: 'W1' }, { pwi: 'W2' }])
+   */
+  insert(type: string, docs: unknown, options?: unknown): Promise<Envelope<never>> {
+    return this.#run(() => this.#insert(type, docs, options));
+  }
+
+  /**
+   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
+   * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
+   */
+  replace(type: string, docs: unknown): Promise<Envelope<never>> {
+    return this.#run(() => this.#replace(type, docs));
+  }
+
+  /**
+   * Sets the body's fields (dotted paths allowed) on every document the query matches.
+   * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
+   */
+  update(type: string, query: unknown, body: unknown): Promise<Envelope<never>> {
+    return this.#run(() => this.#update(type, query, body));
+  }
+
+  /**
+   * Deletes the documents the query matches. An empty query is refused and deletes nothing.
+   * @example await store.delete('Well', { pwi: 'W1' })
+   */
+  delete(type: string, query: unknown): Promise<Envelope<never>> {
+    return this.#run(() => this.#delete(type, query));
+  }
+
+  // ---- internals -------------------------------------------------------------------------
+
+  /** Runs one request: misuse throws now; bad input and failures become an envelope. */
+  #run<T>(fn: () => Envelope<T>): Promise<Envelope<T>> {
+    if (this.#core.closed) throw new TypeError('The DataStore is closed');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return Promise.resolve(fn());
+      } catch (e) {
+        if (e instanceof RequestError) return Promise.resolve(fail<T>(e.errors));
+        // A request is one transaction, rolled back whole: after the busy timeout it is safe to run it again.
+        if (isBusy(e) && attempt < BUSY_ATTEMPTS) continue;
+        const message = isBusy(e)
+          ? `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`
+          : `internal error: ${(e as Error)?.message ?? String(e)}`;
+        return Promise.resolve(fail<T>([{ code: 'INTERNAL', message }]));
+      }
+    }
+  }
+
+  /** Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock). */
+  #write<T>(fn: () => T, statements = 2): T {
+    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
+    return statements === 1 ? fn() : (this.#core.tx.immediate(fn) as T);
+  }
+
+  #resolve(type: unknown): TypeInfo {
+    if (typeof type !== 'string' || type === '') throw requestError('INVALID_REQUEST', `type: expected a type name, got ${describe(type)}`, { field: 'type' });
+    const info = this.#core.catalogue.resolve(type);
+    if (!info) throw requestError('UNKNOWN_TYPE', `unknown type "${type}"${didYouMean(type, this.#core.catalogue.names)}`, { field: 'type' });
+    return info;
+  }
+
+  #ctx(info: TypeInfo): ParseContext {
+    return { type: info, strict: this.#core.strict };
+  }
+
+  /** The quoted documents table of a type. */
+  #table(info: TypeInfo): string {
+    return this.#core.tables.get(info.name) ?? ident(docsTable(info.name));
+  }
+
+  #query(type: string, query: unknown, options: unknown): Envelope<AnyDoc> {
+    const info = this.#resolve(type);
+    const plan = parsePlan(this.#ctx(info), query, options);
+    const where = compileWhere(plan.conditions, info.name);
+    const table = this.#table(info);
+    const paged = plan.limit > 0 || plan.skip > 0;
+    // In insertion order, the matches are found first as a set of rowids, then read in rowid order: the
+    // planner then picks the best index for the conditions, and no sorter carries whole documents.
+    // An equality on an indexed field finds a handful of rows: there the plain form is cheaper.
+    const keyed = this.#core.keyed.get(info.name);
+    const pinpoint = plan.conditions.some(
+      (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && keyed?.has(c.path.steps[0]!.name),
+    );
+    const filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
+    const sql = `SELECT json(doc) FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
+    const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
+    const { statements, tx } = this.#core;
+    const page = () => statements.get(sql).pluck(true).all(...params) as string[];
+    let rows: string[];
+    let total: number;
+    if (paged) {
+      // One read transaction: the page and the total come from the same snapshot.
+      [rows, total] = tx(() => [page(), statements.get(`SELECT count(*) FROM ${table} WHERE ${where.sql}`).pluck(true).get(...where.params) as number]) as [string[], number];
+    } else {
+      rows = page();
+      total = rows.length;
+    }
+    const data = JSON.parse(`[${rows.join(',')}]`) as AnyDoc[];
+    return envelope({ data, total, issues: plan.issues as string[] });
+  }
+
+  /** Validates every document first: one bad document fails the request before anything is written. */
+  #validateAll(info: TypeInfo, docs: unknown): Record<string, unknown>[] {
+    if (!Array.isArray(docs)) throw requestError('INVALID_REQUEST', `data: expected an array of documents, got ${describe(docs)}`, { field: 'data' });
+    const errors: EnvelopeError[] = [];
+    const out = docs.map((d, index) => {
+      const r = validateDocument(info, d, { strict: this.#core.strict, index });
+      errors.push(...r.errors);
+      return r.doc;
+    });
+    if (errors.length) throw new RequestError(errors);
+    return out;
+  }
+
+  /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
+  #stamp(doc: Record<string, unknown>, now: string, keep?: { createdAt: unknown; createdBy: unknown }): Record<string, unknown> {
+    if (typeof doc.id !== 'string') doc.id = newId();
+    doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
+    doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
+    doc.updatedAt = now;
+    doc.updatedBy = this.#userId;
+    doc.modifiedTimestamp = Date.parse(now);
+    doc.schemaVersion = this.#core.catalogue.version;
+    return doc;
+  }
+
+  #duplicate(e: Error, info: TypeInfo, doc: Record<string, unknown>, index: number): EnvelopeError {
+    const m = /index '([^']+)'/.exec(e.message);
+    const fields = (m && this.#core.uniques.get(m[1]!)?.fields) || ['id'];
+    const key: Record<string, unknown> = {};
+    for (const f of fields) key[f] = doc[f];
+    const shown = fields.map((f) => `${f} ${JSON.stringify(doc[f])}`).join(', ');
+    return { code: 'DUPLICATE_KEY', index, key, message: `document ${index}: a ${info.name} with ${shown} already exists` };
+  }
+
+  #insert(type: string, docs: unknown, options: unknown): Envelope<never> {
+    const info = this.#resolve(type);
+    if (options !== undefined && options !== null && !isPlainObject(options)) throw requestError('INVALID_REQUEST', 'options: expected an object');
+    const atomic = isPlainObject(options) && options.atomic === true;
+    const valid = this.#validateAll(info, docs);
+    const now = new Date().toISOString();
+    const stamped = valid.map((d) => this.#stamp(d, now));
+    const stmt = this.#core.statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
+    const insertedIds: string[] = [];
+    const errors: EnvelopeError[] = [];
+    const run = () => {
+      stamped.forEach((doc, index) => {
+        try {
+          stmt.run(doc.id, JSON.stringify(doc));
+          insertedIds.push(doc.id as string);
+        } catch (e) {
+          if (!isDuplicate(e)) throw e;
+          errors.push(this.#duplicate(e, info, doc, index));
+        }
+      });
+      if (atomic && errors.length) throw new RequestError(errors);
+    };
+    try {
+      this.#write(run, stamped.length);
+    } catch (e) {
+      if (e instanceof RequestError) {
+        const msg = `0 of ${stamped.length} inserted; ${plural(errors.length, 'duplicate key')}; nothing was written (atomic)`;
+        return fail(errors, msg);
+      }
+      throw e;
+    }
+    if (!errors.length) return envelope({ insertedIds, count: insertedIds.length });
+    return envelope({
+      insertedIds,
+      count: insertedIds.length,
+      errors,
+      success: false,
+      message: `${insertedIds.length} of ${stamped.length} inserted; ${plural(errors.length, 'duplicate key')}`,
+    });
+  }
+
+  #replace(type: string, docs: unknown): Envelope<never> {
+    const info = this.#resolve(type);
+    const valid = this.#validateAll(info, docs);
+    const now = new Date().toISOString();
+    const table = this.#table(info);
+    const { statements } = this.#core;
+    const find = statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy FROM ${table} WHERE id = ?`);
+    const put = statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
+    const add = statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
+    const insertedIds: string[] = [];
+    let replaced = 0;
+    this.#write(() => {
+      valid.forEach((d, index) => {
+        const old = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; createdAt: unknown; createdBy: unknown } | undefined) : undefined;
+        const doc = this.#stamp(d, now, old);
+        try {
+          if (old) {
+            put.run(JSON.stringify(doc), old.seq);
+            replaced++;
+          } else {
+            add.run(doc.id, JSON.stringify(doc));
+            insertedIds.push(doc.id as string);
+          }
+        } catch (e) {
+          if (!isDuplicate(e)) throw e;
+          throw new RequestError(this.#duplicate(e, info, doc, index));
+        }
+      });
+    });
+    return envelope({ insertedIds, count: insertedIds.length + replaced });
+  }
+
+  #update(type: string, query: unknown, body: unknown): Envelope<never> {
+    const info = this.#resolve(type);
+    const ctx = this.#ctx(info);
+    const plan = parsePlan(ctx, query, undefined);
+    if (!isPlainObject(body) || Object.keys(body).length === 0) {
+      throw requestError('VALIDATION', `body: expected an object of fields to set, got ${Array.isArray(body) ? 'an array' : isPlainObject(body) ? 'an empty object' : describe(body)}`, { field: 'body' });
+    }
+    const errors: EnvelopeError[] = [];
+    const sets: { path: string; value: unknown }[] = [];
+    const parentChecks: string[] = [];
+    const seen: string[] = [];
+    for (const [key, raw] of Object.entries(body)) {
+      if (raw === undefined) continue;
+      const label = `body.${key}`;
+      collect(errors, () => {
+        const path = parseFieldPath(ctx, key, label);
+        const top = path.steps[0]!.name;
+        if (top === 'id') throw requestError('VALIDATION', `${label}: the id of a document cannot change`, { field: key });
+        if (path.steps.some((s) => s.indexes.length)) throw requestError('VALIDATION', `${label}: array elements cannot be set by index; set the whole array`, { field: key });
+        const clash = seen.find((s) => s === key || s.startsWith(`${key}.`) || key.startsWith(`${s}.`));
+        if (clash) throw requestError('VALIDATION', `${label}: conflicts with body.${clash}`, { field: key });
+        seen.push(key);
+        let value: unknown;
+        if (path.steps.length === 1) {
+          const r = path.field ? checkValue(path.field, raw) : jsonValue(raw);
+          if (!r.ok) throw requestError('VALIDATION', `${label}: ${r.reason}`, { field: key });
+          value = r.value;
+        } else {
+          const cat = path.field?.category;
+          if (cat && !['any', 'dict', 'nested'].includes(cat)) {
+            throw requestError('VALIDATION', `${label}: "${top}" is a ${path.field!.kind}; set the whole field, not a part of it`, { field: key });
+          }
+          const r = jsonValue(raw);
+          if (!r.ok) throw requestError('VALIDATION', `${label}: ${r.reason}`, { field: key });
+          value = r.value;
+          for (let i = 1; i < path.steps.length; i++) {
+            const p = jsonPath(path.steps.slice(0, i));
+            parentChecks.push(`(json_type(doc, ${p}) IS NOT NULL AND json_type(doc, ${p}) <> 'object')`);
+          }
+        }
+        sets.push({ path: jsonPath(path.steps), value });
+      });
+    }
+    if (errors.length) throw new RequestError(errors);
+    const now = new Date().toISOString();
+    const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now) };
+    const where = compileWhere(plan.conditions, info.name);
+    const table = this.#table(info);
+    const args = [
+      ...sets.map((s) => `${s.path}, json(?)`),
+      ...Object.keys(stamps).map((k) => `'$."${k}"', ?`),
+    ].join(', ');
+    const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps), ...where.params];
+    const { statements } = this.#core;
+    const count = this.#write(() => {
+      if (parentChecks.length) {
+        const bad = statements.get(`SELECT id FROM ${table} WHERE (${where.sql}) AND (${parentChecks.join(' OR ')}) LIMIT 1`).pluck(true).get(...where.params);
+        if (bad !== undefined) {
+          throw requestError('VALIDATION', `body: document ${JSON.stringify(bad)} has a non-object value where a dotted path needs an object; nothing was updated`);
+        }
+      }
+      try {
+        return statements.get(`UPDATE ${table} SET doc = jsonb_set(doc, ${args}) WHERE ${where.sql}`).run(...params).changes;
+      } catch (e) {
+        if (!isDuplicate(e)) throw e;
+        const m = /index '([^']+)'/.exec(e.message);
+        const fields = (m && this.#core.uniques.get(m[1]!)?.fields) || ['id'];
+        throw requestError('DUPLICATE_KEY', `the update would give two ${info.name} documents the same ${fields.join(', ')}; nothing was updated`);
+      }
+    }, parentChecks.length ? 2 : 1);
+    return envelope({ count, issues: [...plan.issues] });
+  }
+
+  #delete(type: string, query: unknown): Envelope<never> {
+    const info = this.#resolve(type);
+    const plan = parsePlan(this.#ctx(info), query, undefined);
+    if (plan.conditions.length === 0) {
+      const message = 'Illegal operation attempted: a delete needs a non-empty query (it would remove every document); nothing was deleted';
+      return envelope({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
+    }
+    const where = compileWhere(plan.conditions, info.name);
+    const { statements } = this.#core;
+    const count = this.#write(() => statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1);
+    return envelope({ count, issues: [...plan.issues] });
+  }
+}
+
+function canonical(catalogue: Catalogue, type: string): string {
+  const info = catalogue.resolve(type);
+  if (!info) throw new RangeError(`unknown type "${type}" in options${didYouMean(type, catalogue.names)}`);
+  return info.name;
+}
