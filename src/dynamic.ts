@@ -17,10 +17,13 @@ import {
 } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
 import { collect, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
-import { newId } from './ids.js';
-import { compileOrder, compileWhere, docsTable, ident, jsonPath } from './query/compile.js';
+import { newId, seededIds } from './ids.js';
+import { normalizeDate } from './catalogue/dates.js';
+import { compileOrder, compileWhere, jsonPath } from './sqlite/compile.js';
+import { docsTable, ident } from './sqlite/names.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
-import { ensureSchema, openDatabase, StatementCache, type Db, type IndexSpec, type Transaction, type UniqueIndex } from './sqlite/connection.js';
+import { openDatabase, StatementCache, type Db, type Transaction } from './sqlite/connection.js';
+import { collidingKey, ensureSchema, type IndexSpec } from './sqlite/schema.js';
 
 export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   /** Default actor for createdBy/updatedBy. */
@@ -37,6 +40,12 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   schemaVersion?: string;
   /** How long a write waits for another connection's lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /** The time of each write (createdAt, updatedAt, modifiedTimestamp); default the system clock. For reproducible tests. */
+  clock?: () => Date | string | number;
+  /** Generated ids: a function returning a fresh non-empty string, or a seed for a deterministic source (see `seededIds`). */
+  ids?: (() => string) | number;
+  /** Called with every unexpected error and the request id its INTERNAL answer carries (the answer says only "internal error"). */
+  onError?: (error: unknown, requestId: string) => void;
 }
 
 export interface InsertOptions {
@@ -46,7 +55,7 @@ export interface InsertOptions {
 
 type AnyDoc = Record<string, unknown>;
 
-const OPTION_NAMES = ['userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs'];
+const OPTION_NAMES = ['userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'clock', 'ids', 'onError'];
 
 /** State shared by a store and its `withUser` views. */
 interface Core {
@@ -54,7 +63,6 @@ interface Core {
   catalogue: Catalogue;
   strict: boolean;
   statements: StatementCache;
-  uniques: Map<string, UniqueIndex>;
   /** Per type, the fields that lead an index: an equality on one of them finds few rows. */
   keyed: Map<string, Set<string>>;
   /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
@@ -62,6 +70,14 @@ interface Core {
   /** Quoted table name per type. */
   tables: Map<string, string>;
   closed: boolean;
+  /** The time of a write, as stored (ISO 8601 UTC). */
+  now: () => string;
+  /** A fresh id for a document that has none. */
+  newId: () => string;
+  onError: ((error: unknown, requestId: string) => void) | undefined;
+  busyTimeoutMs: number;
+  /** True for stores in memory (the ones `restore` may replace). */
+  memory: boolean;
 }
 
 function defaultIndexes(catalogue: Catalogue): Record<string, IndexSpec[]> {
@@ -109,16 +125,23 @@ export class DynamicStore {
    * @example const store = DataStore.open('wells.db', { userId: 'etl' });
    */
   static open<C extends CatalogueShape = BuiltinCatalogue>(file = ':memory:', options: OpenOptions<C> = {}): DynamicStore {
+    const source = (options as { [SNAPSHOT]?: Uint8Array })[SNAPSHOT];
     // validate
     if (typeof file !== 'string') throw new TypeError(`DataStore.open: file must be a string path, got ${describe(file)}`);
     if (options === null || typeof options !== 'object') throw new TypeError('DataStore.open: options must be an object');
     for (const key of Object.keys(options)) {
+      // Symbol keys are not listed by Object.keys: the snapshot source never trips this check.
       if (!OPTION_NAMES.includes(key)) throw new TypeError(`DataStore.open: unknown option "${key}"${didYouMean(key, OPTION_NAMES)}`);
     }
     const userId = options.userId ?? 'consolidata';
     if (typeof userId !== 'string' || userId === '') throw new TypeError('DataStore.open: userId must be a non-empty string');
     const busy = options.busyTimeoutMs ?? 5000;
     if (typeof busy !== 'number' || !Number.isFinite(busy) || busy < 0) throw new RangeError('DataStore.open: busyTimeoutMs must be a non-negative number');
+    if (options.clock !== undefined && typeof options.clock !== 'function') throw new TypeError('DataStore.open: clock must be a function returning a Date, an ISO string or ms since the epoch');
+    if (options.ids !== undefined && typeof options.ids !== 'function' && !Number.isSafeInteger(options.ids)) {
+      throw new TypeError('DataStore.open: ids must be a function returning a string, or an integer seed');
+    }
+    if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError('DataStore.open: onError must be a function');
     // apply defaults
     const catalogue = catalogueOf(options.types ?? TYPES, options.schemaVersion ?? CATALOGUE_VERSION);
     const uniqueKeys: Record<string, readonly (readonly string[])[]> = { ...DEFAULT_UNIQUE_KEYS };
@@ -130,20 +153,77 @@ export class DynamicStore {
     }
     for (const t of Object.keys(uniqueKeys)) if (!catalogue.resolve(t)) delete uniqueKeys[t];
     // interpret
-    const db = openDatabase(file, busy);
+    const now = clockOf(options.clock);
+    const ids = options.ids;
+    const nextId = typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId();
+    const db = openDatabase(source ?? file, busy);
     try {
-      const uniques = ensureSchema(db, catalogue, { uniqueKeys, indexes });
-      const tx = db.transaction((fn: () => unknown) => fn());
+      ensureSchema(db, catalogue, { uniqueKeys, indexes }, source ? 'the snapshot' : file);
       const tables = new Map(catalogue.names.map((n) => [n, ident(docsTable(n))]));
       const keyed = new Map(
         catalogue.names.map((n) => [n, new Set([...(uniqueKeys[n] ?? []), ...(indexes[n] ?? []).map((i) => i.fields)].map((f) => f[0]!))]),
       );
-      const core: Core = { db, catalogue, strict: options.strict ?? true, statements: new StatementCache(db), uniques, keyed, tx, tables, closed: false };
+      const core: Core = {
+        db,
+        catalogue,
+        strict: options.strict ?? true,
+        statements: new StatementCache(db),
+        keyed,
+        tx: db.transaction((fn: () => unknown) => fn()),
+        tables,
+        closed: false,
+        now,
+        newId: nextId,
+        onError: options.onError,
+        busyTimeoutMs: busy,
+        memory: source !== undefined || file === ':memory:' || file === '',
+      };
       return new DynamicStore(core, userId);
     } catch (e) {
       db.close();
       throw e;
     }
+  }
+
+  /**
+   * A new in-memory store holding a copy of a snapshot (see `snapshot()`); it shares nothing with the original.
+   * The options are those of `open` and should name the same catalogue, keys and indexes as the snapshot's store.
+   * @example const copy = DynamicStore.fromSnapshot(store.snapshot());
+   */
+  static fromSnapshot<C extends CatalogueShape = BuiltinCatalogue>(snapshot: Uint8Array, options: OpenOptions<C> = {}): DynamicStore {
+    if (!(snapshot instanceof Uint8Array)) throw new TypeError('fromSnapshot: expected a snapshot from store.snapshot()');
+    return DynamicStore.#openFrom(snapshot, options);
+  }
+
+  static #openFrom<C extends CatalogueShape>(snapshot: Uint8Array, options: OpenOptions<C>): DynamicStore {
+    return DynamicStore.open(':memory:', { ...options, [SNAPSHOT]: snapshot } as OpenOptions<C>);
+  }
+
+  /**
+   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. Restore it with `restore`
+   * or `DataStore.fromSnapshot`; it is a copy, so later writes do not change it.
+   * @example const snap = store.snapshot(); beforeEach(() => store.restore(snap));
+   */
+  snapshot(): Buffer {
+    this.#open();
+    return this.#core.db.serialize();
+  }
+
+  /**
+   * Puts an in-memory store back to a snapshot (of this store or one opened with the same options). Every view
+   * (`withUser`, `dynamic`) sees the restored data; the snapshot itself stays unchanged and reusable.
+   * @example store.restore(snap)
+   */
+  restore(snapshot: Uint8Array): void {
+    this.#open();
+    if (!(snapshot instanceof Uint8Array)) throw new TypeError('restore: expected a snapshot from store.snapshot()');
+    if (!this.#core.memory) throw new TypeError('restore: only an in-memory store can be restored; open the snapshot with fromSnapshot');
+    const core = this.#core;
+    const db = openDatabase(snapshot, core.busyTimeoutMs);
+    core.db.close();
+    core.db = db;
+    core.statements = new StatementCache(db);
+    core.tx = db.transaction((fn: () => unknown) => fn());
   }
 
   /** The same store acting as another user (createdBy/updatedBy). */
@@ -165,6 +245,35 @@ export class DynamicStore {
   /** The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas). */
   get database(): Db {
     return this.#core.db;
+  }
+
+  /**
+   * Inserts documents of several types in one transaction, all or nothing: any invalid document or collision
+   * rolls every part back. Answers one envelope per part (the failed part's errors tell why).
+   * @example await store.insertMany([{ type: 'Well', docs: wells }, { type: 'DailyProduction', docs: daily }])
+   */
+  insertMany(parts: readonly { type: string; docs: unknown }[]): Promise<Envelope<never>[]> {
+    this.#open();
+    if (!Array.isArray(parts)) return Promise.resolve([fail([{ code: 'INVALID_REQUEST', message: 'insertMany: expected an array of { type, docs }' }])]);
+    const out: Envelope<never>[] = [];
+    const all = () => {
+      for (const part of parts) {
+        const env = isPlainObject(part)
+          ? this.#insert(part.type as string, part.docs, { atomic: true })
+          : fail<never>([{ code: 'INVALID_REQUEST', message: 'insertMany: expected an array of { type, docs }' }]);
+        out.push(env);
+        if (!env.success) throw new RequestError(env.errors);
+      }
+      return envelope();
+    };
+    return this.#run(() => this.#core.tx.immediate(all) as Envelope<never>).then((env) => {
+      if (env.success) return out;
+      if (!out.length) return [env];
+      // The transaction rolled back: the parts that went through before the failing one were not written either.
+      const failed = out.length - 1;
+      const code = out[failed]!.errors[0]?.code ?? 'INTERNAL';
+      return out.map((e, i) => (i === failed ? e : fail<never>([{ code, message: `part ${i} was rolled back: part ${failed} failed (${out[failed]!.message})` }])));
+    });
   }
 
   /** Closes the database; further calls throw. Closing twice is harmless. */
@@ -226,9 +335,13 @@ export class DynamicStore {
 
   // ---- internals -------------------------------------------------------------------------
 
+  #open(): void {
+    if (this.#core.closed) throw new TypeError('The DataStore is closed');
+  }
+
   /** Runs one request: misuse throws now; bad input and failures become an envelope. */
   #run<T>(fn: () => Envelope<T>): Promise<Envelope<T>> {
-    if (this.#core.closed) throw new TypeError('The DataStore is closed');
+    this.#open();
     for (let attempt = 1; ; attempt++) {
       try {
         return Promise.resolve(fn());
@@ -312,7 +425,7 @@ export class DynamicStore {
 
   /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
   #stamp(doc: Record<string, unknown>, now: string, keep?: { createdAt: unknown; createdBy: unknown }): Record<string, unknown> {
-    if (typeof doc.id !== 'string') doc.id = newId();
+    if (typeof doc.id !== 'string') doc.id = this.#core.newId();
     doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
     doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
     doc.updatedAt = now;
@@ -323,8 +436,7 @@ export class DynamicStore {
   }
 
   #duplicate(e: Error, info: TypeInfo, doc: Record<string, unknown>, index: number): EnvelopeError {
-    const m = /index '([^']+)'/.exec(e.message);
-    const fields = (m && this.#core.uniques.get(m[1]!)?.fields) || ['id'];
+    const fields = collidingKey(this.#core.db, e);
     const key: Record<string, unknown> = {};
     for (const f of fields) key[f] = doc[f];
     const shown = fields.map((f) => `${f} ${JSON.stringify(doc[f])}`).join(', ');
@@ -336,7 +448,7 @@ export class DynamicStore {
     if (options !== undefined && options !== null && !isPlainObject(options)) throw requestError('INVALID_REQUEST', 'options: expected an object');
     const atomic = isPlainObject(options) && options.atomic === true;
     const valid = this.#validateAll(info, docs);
-    const now = new Date().toISOString();
+    const now = this.#core.now();
     const stamped = valid.map((d) => this.#stamp(d, now));
     const stmt = this.#core.statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
     const insertedIds: string[] = [];
@@ -375,7 +487,7 @@ export class DynamicStore {
   #replace(type: string, docs: unknown): Envelope<never> {
     const info = this.#resolve(type);
     const valid = this.#validateAll(info, docs);
-    const now = new Date().toISOString();
+    const now = this.#core.now();
     const table = this.#table(info);
     const { statements } = this.#core;
     const find = statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy FROM ${table} WHERE id = ?`);
@@ -448,7 +560,7 @@ export class DynamicStore {
       });
     }
     if (errors.length) throw new RequestError(errors);
-    const now = new Date().toISOString();
+    const now = this.#core.now();
     const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now) };
     const where = compileWhere(plan.conditions, info.name);
     const table = this.#table(info);
@@ -469,8 +581,7 @@ export class DynamicStore {
         return statements.get(`UPDATE ${table} SET doc = jsonb_set(doc, ${args}) WHERE ${where.sql}`).run(...params).changes;
       } catch (e) {
         if (!isDuplicate(e)) throw e;
-        const m = /index '([^']+)'/.exec(e.message);
-        const fields = (m && this.#core.uniques.get(m[1]!)?.fields) || ['id'];
+        const fields = collidingKey(this.#core.db, e);
         throw requestError('DUPLICATE_KEY', `the update would give two ${info.name} documents the same ${fields.join(', ')}; nothing was updated`);
       }
     }, parentChecks.length ? 2 : 1);
@@ -489,6 +600,28 @@ export class DynamicStore {
     const count = this.#write(() => statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1);
     return envelope({ count, issues: [...plan.issues] });
   }
+}
+
+/** Carries a snapshot from `fromSnapshot` into `open` (a symbol key: no user option can collide with it). */
+const SNAPSHOT = Symbol('snapshot');
+
+/** The store's clock as ISO strings; a clock that answers something else is a TypeError (INTERNAL for the request). */
+function clockOf(clock: OpenOptions['clock']): () => string {
+  if (!clock) return () => new Date().toISOString();
+  return () => {
+    const t = clock();
+    const iso = typeof t === 'number' ? (Number.isFinite(t) ? new Date(t).toISOString() : null) : normalizeDate(t);
+    if (iso === null) throw new TypeError(`clock returned ${describe(t)}, not a Date, ISO string or ms since the epoch`);
+    return iso;
+  };
+}
+
+function checkedIds(ids: () => string): () => string {
+  return () => {
+    const id = ids();
+    if (typeof id !== 'string' || id === '') throw new TypeError(`ids returned ${describe(id)}, not a non-empty string`);
+    return id;
+  };
 }
 
 function canonical(catalogue: Catalogue, type: string): string {

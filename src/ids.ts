@@ -17,3 +17,27 @@ export function newId(now = Date.now()): string {
     (second >>> 0).toString(16).padStart(8, '0') + processPart + counter.toString(16).padStart(6, '0')
   );
 }
+
+/**
+ * A deterministic id source: the clock's seconds, 5 bytes drawn once from a seeded PRNG, and a counter from 1.
+ * With a fixed clock too, two runs give the same ids in the same order (snapshot tests of envelopes).
+ * @example const next = seededIds(42, () => Date.UTC(2024, 0, 1)); next() // '6592000093c1e0aa6e000001'
+ */
+export function seededIds(seed: number, now: () => number): () => string {
+  let a = seed >>> 0;
+  const byte = () => {
+    // mulberry32, one byte per step
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) & 0xff;
+  };
+  const middle = Array.from({ length: 5 }, () => byte().toString(16).padStart(2, '0')).join('');
+  let count = 0;
+  return () => {
+    count = (count + 1) % 0x1000000;
+    const second = Math.floor(now() / 1000) >>> 0;
+    return second.toString(16).padStart(8, '0') + middle + count.toString(16).padStart(6, '0');
+  };
+}

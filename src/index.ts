@@ -16,4 +16,5 @@ export {
   type GeoMultiPolygon,
 } from './catalogue/index.js';
 export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody } from './query/types.js';
-export type { IndexSpec } from './sqlite/connection.js';
+export type { IndexSpec } from './sqlite/schema.js';
+export { NotAStoreError } from './sqlite/connection.js';

@@ -24,7 +24,7 @@ function check(file: string, acked: number[]) {
     for (const [b, n] of perBatch) expect(n, `batch ${b} is whole or absent`).toBe(BATCH);
     // The R*Tree holds exactly the documents' points, at their coordinates (float32, rounded outward).
     const docs = db.prepare(`SELECT rowid AS id, json_extract(doc, '$.surfaceLoc.coordinates[0]') AS x, json_extract(doc, '$.surfaceLoc.coordinates[1]') AS y FROM docs_Well`).all() as { id: number; x: number; y: number }[];
-    const tree = new Map((db.prepare('SELECT id, minX, maxX, minY, maxY FROM rtree_Well_surfaceLoc').all() as { id: number; minX: number; maxX: number; minY: number; maxY: number }[]).map((r) => [r.id, r]));
+    const tree = new Map((db.prepare('SELECT id, minX, maxX, minY, maxY FROM "rtree._well.surface_loc"').all() as { id: number; minX: number; maxX: number; minY: number; maxY: number }[]).map((r) => [r.id, r]));
     expect(tree.size).toBe(docs.length);
     for (const d of docs) {
       const r = tree.get(d.id)!;

@@ -22,12 +22,12 @@ async function inBox(store: Store, box: number[] = BOX): Promise<string[]> {
 }
 
 function rtreeRows(store: Store): number {
-  return store.database.prepare('SELECT count(*) FROM rtree_Well_surfaceLoc').pluck().get() as number;
+  return store.database.prepare('SELECT count(*) FROM "rtree._well.surface_loc"').pluck().get() as number;
 }
 
 /** The R*Tree's rows as (id, box), for before/after comparisons. */
 function rtreeDump(store: Store): unknown[] {
-  return store.database.prepare('SELECT id, minX, maxX, minY, maxY FROM rtree_Well_surfaceLoc ORDER BY id').all();
+  return store.database.prepare('SELECT id, minX, maxX, minY, maxY FROM "rtree._well.surface_loc" ORDER BY id').all();
 }
 
 /** Number of Wells holding a surfaceLoc point. */
@@ -106,7 +106,7 @@ describe('writes keep the R*Tree in step (one connection)', () => {
 
   it('a dotted path into a GeoPoint is refused and changes nothing', async () => {
     const before = rtreeDump(store);
-    const u = await store.update('Well', { pwi: 'A' }, { 'surfaceLoc.coordinates': [-97.1, 32.9] });
+    const u = await store.dynamic.update('Well', { pwi: 'A' }, { 'surfaceLoc.coordinates': [-97.1, 32.9] });
     expect(u.success).toBe(false);
     expect(u.errors[0]?.code).toBe('VALIDATION');
     expect(await inBox(store)).toEqual(['A', 'B']);
@@ -214,16 +214,16 @@ describe('writes keep the R*Tree in step (one connection)', () => {
   it('the other GeoPoint fields have their own trees, kept in step the same way', async () => {
     await store.update('Well', { pwi: 'A' }, { midPointLoc: inside(50), bottomHoleLoc: outside() });
     const q = async (field: string, box: number[]) =>
-      (await store.query('Well', { [field]: { bounds: box } })).data.map((d) => d.pwi);
+      (await store.dynamic.query('Well', { [field]: { bounds: box } })).data.map((d) => d.pwi);
     expect(await q('midPointLoc', BOX)).toEqual(['A']);
     expect(await q('bottomHoleLoc', BOX)).toEqual([]);
     expect(await q('bottomHoleLoc', [-97.2, 32.8, -97, 33])).toEqual(['A']);
     const count = (t: string) => store.database.prepare(`SELECT count(*) FROM ${t}`).pluck().get();
-    expect(count('rtree_Well_midPointLoc')).toBe(1);
-    expect(count('rtree_Well_bottomHoleLoc')).toBe(1);
+    expect(count('"rtree._well.mid_point_loc"')).toBe(1);
+    expect(count('"rtree._well.bottom_hole_loc"')).toBe(1);
     await store.delete('Well', { pwi: 'A' });
-    expect(count('rtree_Well_midPointLoc')).toBe(0);
-    expect(count('rtree_Well_bottomHoleLoc')).toBe(0);
+    expect(count('"rtree._well.mid_point_loc"')).toBe(0);
+    expect(count('"rtree._well.bottom_hole_loc"')).toBe(0);
     expect(await q('midPointLoc', BOX)).toEqual([]);
   });
 });

@@ -1,10 +1,11 @@
 /**
  * The compiled SQL of a geo query goes through the R*Tree: EXPLAIN QUERY PLAN names the virtual table
- * `rtree_Well_<field>` (VIRTUAL TABLE INDEX) and reaches the documents by rowid, not by scanning the table.
+ * the field's R*Tree (`rtree.<type>.<field>`, src/sqlite/names.ts) (VIRTUAL TABLE INDEX) and reaches the documents by rowid, not by scanning the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Catalogue, DataStore } from '../src/index.js';
-import { compileOrder, compileWhere } from '../src/query/compile.js';
+import { compileOrder, compileWhere } from '../src/sqlite/compile.js';
+import { rtreeTable } from '../src/sqlite/names.js';
 import { parsePlan } from '../src/query/parse.js';
 import { point, SQUARE } from './helpers/geo.js';
 
@@ -53,7 +54,7 @@ const details = (rows: PlanRow[]) => rows.map((r) => r.detail);
 
 function expectRtree(rows: PlanRow[], field = 'surfaceLoc'): void {
   const text = details(rows).join('\n');
-  expect(text).toMatch(new RegExp(`rtree_Well_${field} VIRTUAL TABLE INDEX`));
+  expect(text).toContain(`${rtreeTable('Well', field)} VIRTUAL TABLE INDEX`);
 }
 
 /** The documents table is reached by rowid (the R*Tree's hits), never scanned whole. */
@@ -119,7 +120,7 @@ describe('EXPLAIN QUERY PLAN of geo queries', () => {
 
   it('a bounds query on a non-GeoPoint field (ignored) does not touch any R*Tree', () => {
     const { page } = plans({ pwi: { bounds: [-102, 31, -101, 32] } });
-    expect(details(page).join('\n')).not.toMatch(/rtree_/);
+    expect(details(page).join('\n')).not.toMatch(/rtree\./);
   });
 
   it('the plan is the one the store runs: the same SQL answers like store.query', async () => {

@@ -302,7 +302,7 @@ function modelQuery(q: ValueOf<typeof querySpec>, s: Scene): ModelQuery {
 
 async function checkAgainstModel(store: DataStore, docs: WellDoc[], mq: ModelQuery, geoJson: boolean): Promise<void> {
   const { query, options } = storeQuery(mq, geoJson);
-  const r = await store.query('Well', query, options);
+  const r = await store.dynamic.query('Well', query, options);
   const want = expectedPage(docs, mq);
   const ctx = JSON.stringify({ query, options });
   expect(r.success, `${ctx}: ${r.message}`).toBe(true);
@@ -431,7 +431,7 @@ describe('box edges not representable in float32 are decided on the exact double
             const mq: ModelQuery = shape === 'bounds' ? { geo: [{ field: 'surfaceLoc', bounds }], limit: 0, skip: 0 } : { geo: [{ field: 'surfaceLoc', polygon: rings }], limit: 0, skip: 0 };
             await checkAgainstModel(store, docs, mq, false);
             // The edge point itself is in; the point one ulp beyond the edge (same float32 cell) is out.
-            const r = await store.query('Well', storeQuery(mq).query);
+            const r = await store.dynamic.query('Well', storeQuery(mq).query);
             const ids = new Set(r.data.map((d) => d.id));
             expect(ids.has('p0')).toBe(true);
             const beyond = side === 'minX' || side === 'minY' ? nextDown : nextUp;

@@ -20,7 +20,7 @@ beforeEach(async () => {
 afterEach(() => store.close());
 
 async function expectInvalid(query: Record<string, unknown>, label: string, reason?: RegExp): Promise<void> {
-  const r = await store.query('Well', query);
+  const r = await store.dynamic.query('Well', query);
   const ctx = JSON.stringify(query);
   expect(r.success, ctx).toBe(false);
   expect(r.data, ctx).toEqual([]);
@@ -173,7 +173,7 @@ describe('bounds/polygon on a field that is not a GeoPoint: ignored with a warni
   });
 
   it('the other conditions, sorting and paging still apply', async () => {
-    const r = await store.query(
+    const r = await store.dynamic.query(
       'Well',
       { pwi: { bounds: [-102, 31, -101, 32] }, basinName: 'Permian' },
       { sortBy: 'pwi', sortOrder: -1, limit: 1 },
@@ -185,7 +185,7 @@ describe('bounds/polygon on a field that is not a GeoPoint: ignored with a warni
   });
 
   it('an ignored condition next to a real geo condition: only the real one filters', async () => {
-    const r = await store.query('Well', { pwi: { polygon: [SQUARE] }, surfaceLoc: { bounds: [-102, 31, -101, 32] } });
+    const r = await store.dynamic.query('Well', { pwi: { polygon: [SQUARE] }, surfaceLoc: { bounds: [-102, 31, -101, 32] } });
     expect(r.success, r.message).toBe(true);
     expect(r.data.map((d) => d.pwi)).toEqual(['A']);
     expect(r.issues).toHaveLength(1);
@@ -214,7 +214,7 @@ describe('bounds/polygon on a field that is not a GeoPoint: ignored with a warni
 });
 
 describe('invalid GeoPoint values on write', () => {
-  const rtreeRows = () => store.database.prepare('SELECT count(*) FROM rtree_Well_surfaceLoc').pluck().get();
+  const rtreeRows = () => store.database.prepare('SELECT count(*) FROM "rtree._well.surface_loc"').pluck().get();
 
   it.each([
     ['latitude 91', { type: 'Point', coordinates: [-101, 91] }, /latitude 91/],

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { Catalogue, DataStore } from '../src/index.js';
-import { compileOrder, compileWhere } from '../src/query/compile.js';
+import { compileOrder, compileWhere } from '../src/sqlite/compile.js';
 import { parsePlan } from '../src/query/parse.js';
 
 const store = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['basinName'] }] } });
@@ -16,20 +16,20 @@ function plan(query: unknown, options?: unknown): string {
 
 describe('indexes', () => {
   it('uses the unique expression index for equality on pwi', () => {
-    expect(plan({ pwi: 'W1' })).toMatch(/SEARCH docs_Well USING INDEX ux_Well_pwi/);
+    expect(plan({ pwi: 'W1' })).toMatch(/SEARCH docs_Well USING INDEX ux\._well\.pwi/);
   });
 
   it('uses an index for in-lists, ranges on indexed fields and extra indexes from options', () => {
-    expect(plan({ pwi: ['A', 'B', 'C'] })).toMatch(/USING INDEX ux_Well_pwi/);
-    expect(plan({ wellId: { gte: 'A', lt: 'B' } })).toMatch(/USING INDEX ix_Well_wellId/);
-    expect(plan({ basinName: 'Permian' })).toMatch(/USING INDEX ix_Well_basinName/);
+    expect(plan({ pwi: ['A', 'B', 'C'] })).toMatch(/USING INDEX ux\._well\.pwi/);
+    expect(plan({ wellId: { gte: 'A', lt: 'B' } })).toMatch(/USING INDEX ix\._well\.well_id/);
+    expect(plan({ basinName: 'Permian' })).toMatch(/USING INDEX ix\._well\.basin_name/);
   });
 
   it('indexes the compound key of DailyProduction and the fields users query most', () => {
     const names = (store.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'docs_DailyProduction'`).pluck().all() as string[]).sort();
-    expect(names).toContain('ux_DailyProduction_pwi_prodDate');
-    expect(names).toContain('ix_DailyProduction_wellId');
-    expect(names).toContain('ix_DailyProduction_prodDate');
+    expect(names).toContain('ux._daily_production.pwi.prod_date');
+    expect(names).toContain('ix._daily_production.well_id');
+    expect(names).toContain('ix._daily_production.prod_date');
   });
 
   it('binds every value: operands never appear in the SQL text', () => {

@@ -2,7 +2,7 @@
 import { Query } from 'mingo';
 import { describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
-import { normalizeDate } from '../src/query/dates.js';
+import { normalizeDate } from '../src/catalogue/dates.js';
 import { CASES, ERROR_CASES, WELL_DATE_FIELDS, WELLS, type QueryCase } from './helpers/cases.js';
 import { evaluate, type Doc } from './helpers/reference.js';
 

@@ -5,7 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
-import { normalizeDate } from '../src/query/dates.js';
+import { normalizeDate } from '../src/catalogue/dates.js';
 import { WELL_DATE_FIELDS } from './helpers/cases.js';
 import { evaluate, parsePath, testedValues, type Doc, type EvalOptions } from './helpers/reference.js';
 

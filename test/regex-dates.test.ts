@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
-import { normalizeDate } from '../src/query/dates.js';
+import { normalizeDate } from '../src/catalogue/dates.js';
 import { parseRegex } from '../src/query/regex.js';
-import { literalPrefix, prefixEnd } from '../src/query/compile.js';
+import { literalPrefix, prefixEnd } from '../src/sqlite/compile.js';
 import { ids } from './helpers/store.js';
 
 describe('dates', () => {

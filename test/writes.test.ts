@@ -355,7 +355,7 @@ describe('opening an existing file', () => {
       DataStore.open(t.file()).close();
       const b = DataStore.open(t.file(), { indexes: { Well: [{ fields: ['basinName'] }] } });
       const names = b.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'index'`).pluck().all();
-      expect(names).toContain('ix_Well_basinName');
+      expect(names).toContain('ix._well.basin_name');
       b.close();
     } finally {
       t.cleanup();

@@ -12,7 +12,7 @@ const D = 'docs_DailyProduction';
 const X = (f) => `json_extract(doc, '$."${f}"')`;
 const PX = `json_extract(doc, '$."surfaceLoc"."coordinates"[0]')`;
 const PY = `json_extract(doc, '$."surfaceLoc"."coordinates"[1]')`;
-const RT = `SELECT id FROM "rtree_Well_surfaceLoc" WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?`;
+const RT = `SELECT id FROM "rtree._well.surface_loc" WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?`;
 const BOX = `${W}.rowid IN (${RT}) AND ${PX} BETWEEN ? AND ? AND ${PY} BETWEEN ? AND ?`;
 
 const SCAN = `${PX} BETWEEN ? AND ? AND ${PY} BETWEEN ? AND ?`;

@@ -1,6 +1,7 @@
 /** Write-side checks: each value against its field's kind, normalised (dates to ISO, HashSets de-duplicated). */
 import type { EnvelopeError } from '../envelope.js';
-import { DATE_FORMS, normalizeDate } from '../query/dates.js';
+import { lonLatError, ringsError } from '../geo/validate.js';
+import { DATE_FORMS, normalizeDate } from './dates.js';
 import { didYouMean, type FieldInfo, type TypeInfo } from './index.js';
 import type { Category } from './kinds.js';
 
@@ -67,33 +68,6 @@ export function jsonValue(v: unknown, depth = 0): Result {
     return { ok: true, value: out };
   }
   return { ok: false, reason: `${describe(v)} is not a JSON value` };
-}
-
-function lonLatError(pos: unknown): string | null {
-  if (!Array.isArray(pos) || pos.length < 2 || pos.length > 3) return 'a position must be [longitude, latitude]';
-  if (!pos.every((n) => typeof n === 'number' && Number.isFinite(n))) return 'coordinates must be finite numbers';
-  const [lon, lat] = pos as number[];
-  if (lon! < -180 || lon! > 180) return `longitude ${lon} is outside [-180, 180]`;
-  if (lat! < -90 || lat! > 90) return `latitude ${lat} is outside [-90, 90]`;
-  return null;
-}
-
-/** Checks one polygon's rings (GeoJSON): closed, at least 4 positions, valid lon/lat. */
-export function ringsError(rings: unknown): string | null {
-  if (!Array.isArray(rings) || rings.length === 0) return 'a polygon must be a non-empty array of rings';
-  for (let r = 0; r < rings.length; r++) {
-    const ring = rings[r];
-    if (!Array.isArray(ring)) return `ring ${r} must be an array of [longitude, latitude] positions`;
-    if (ring.length < 4) return `ring ${r} has ${ring.length} positions; a ring needs at least 4`;
-    for (let p = 0; p < ring.length; p++) {
-      const err = lonLatError(ring[p]);
-      if (err) return `ring ${r}, position ${p}: ${err}`;
-    }
-    const a = ring[0] as number[];
-    const b = ring[ring.length - 1] as number[];
-    if (a[0] !== b[0] || a[1] !== b[1]) return `ring ${r} is not closed: its first and last positions differ`;
-  }
-  return null;
 }
 
 const CHECKS: Record<Category, (v: unknown) => Result> = {

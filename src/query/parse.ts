@@ -1,10 +1,11 @@
 /** Query JSON → checked conditions: syntax, field paths against the catalogue, operands against field kinds. */
 import { didYouMean, type FieldInfo, type TypeInfo } from '../catalogue/index.js';
 import { OBJECT_CATEGORIES, SCALAR_CATEGORIES } from '../catalogue/kinds.js';
-import { describe, isPlainObject, jsonValue, ringsError } from '../catalogue/validate.js';
+import { describe, isPlainObject, jsonValue } from '../catalogue/validate.js';
+import { ringsError } from '../geo/validate.js';
 import { collect, requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
-import { DATE_FORMS, normalizeDate } from './dates.js';
+import { DATE_FORMS, normalizeDate } from '../catalogue/dates.js';
 import { parseRegex } from './regex.js';
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;

@@ -5,7 +5,7 @@
  * It takes documents as the store keeps them (DateTime fields already ISO) and, for the DateTime
  * fields named in `ctx.dateFields`, normalises query operands the way the store does.
  */
-import { normalizeDate } from '../../src/query/dates.js';
+import { normalizeDate } from '../../src/catalogue/dates.js';
 
 export type Doc = Record<string, unknown>;
 

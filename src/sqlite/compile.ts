@@ -3,7 +3,8 @@
  * JSON paths come only from checked path steps (see parse.ts) and are quoted here, in one place.
  */
 import { polygonHandle } from '../geo/polygons.js';
-import type { Condition, FieldPath, Sort, Step } from './ast.js';
+import type { Condition, FieldPath, Sort, Step } from '../query/ast.js';
+import { docsTable, ident, rtreeTable } from './names.js';
 
 export interface Compiled {
   readonly sql: string;
@@ -26,11 +27,6 @@ export function fieldExpr(field: string): string {
   return expr;
 }
 const fieldExprs = new Map<string, string>();
-
-/** Quotes an identifier built from catalogue names. */
-export function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
 
 /** Value of an operand as SQLite sees JSON values: booleans become 1/0 (json_extract's form). */
 function bind(v: string | number | boolean): string | number {
@@ -240,16 +236,6 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
       return `${prefilter} AND ${px} BETWEEN ? AND ? AND ${py} BETWEEN ? AND ? AND cd_in_polygon(?, ${px}, ${py})`;
     }
   }
-}
-
-/** Table of a type's documents. */
-export function docsTable(type: string): string {
-  return `docs_${type}`;
-}
-
-/** R*Tree of one GeoPoint field of a type. */
-export function rtreeTable(type: string, field: string): string {
-  return `rtree_${type}_${field}`;
 }
 
 export function compileWhere(conditions: readonly Condition[], type: string): Compiled {

@@ -1,0 +1,183 @@
+/** The schema of a store in SQLite: documents tables, expression indexes, R*Trees and their triggers, created or migrated on open. */
+import { createHash } from 'node:crypto';
+import type { Catalogue, TypeInfo } from '../catalogue/index.js';
+import { fieldExpr } from './compile.js';
+import { NotAStoreError, type Db } from './connection.js';
+import { docsTable, ident, indexName, rtreeTable, rtreeTrigger } from './names.js';
+
+export interface IndexSpec {
+  fields: readonly string[];
+  unique?: boolean;
+}
+
+export interface SchemaOptions {
+  /** Unique keys per type (field lists); `id` is always unique. */
+  uniqueKeys: Readonly<Record<string, readonly (readonly string[])[]>>;
+  /** Plain indexes per type, beyond the unique ones. */
+  indexes: Readonly<Record<string, readonly IndexSpec[]>>;
+}
+
+function pointTriggers(type: string, field: string): string[] {
+  const t = ident(docsTable(type));
+  const r = ident(rtreeTable(type, field));
+  const x = (row: string) => `json_extract(${row}.doc, '$."${field}"."coordinates"[0]')`;
+  const y = (row: string) => `json_extract(${row}.doc, '$."${field}"."coordinates"[1]')`;
+  const isPoint = (row: string) =>
+    `json_type(${row}.doc, '$."${field}"."coordinates"[0]') IN ('integer', 'real') AND json_type(${row}.doc, '$."${field}"."coordinates"[1]') IN ('integer', 'real')`;
+  const add = (row: string) => `INSERT INTO ${r} SELECT ${row}.rowid, ${x(row)}, ${x(row)}, ${y(row)}, ${y(row)} WHERE ${isPoint(row)};`;
+  const name = (op: 'ai' | 'au' | 'ad') => ident(rtreeTrigger(type, field, op));
+  // Triggers keep the tree in the same transaction as the document, for every connection and process.
+  return [
+    `CREATE VIRTUAL TABLE IF NOT EXISTS ${r} USING rtree(id, minX, maxX, minY, maxY)`,
+    // A tree made for documents already there (a field that became a GeoPoint, a migrated file) starts filled.
+    `INSERT INTO ${r} SELECT d.rowid, ${x('d')}, ${x('d')}, ${y('d')}, ${y('d')} FROM ${t} AS d WHERE ${isPoint('d')} AND NOT EXISTS (SELECT 1 FROM ${r})`,
+    `CREATE TRIGGER IF NOT EXISTS ${name('ai')} AFTER INSERT ON ${t} BEGIN ${add('new')} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${name('au')} AFTER UPDATE OF doc ON ${t} WHEN json_extract(old.doc, '$."${field}"') IS NOT json_extract(new.doc, '$."${field}"') ` +
+      `BEGIN DELETE FROM ${r} WHERE id = old.rowid; ${add('new')} END`,
+    `CREATE TRIGGER IF NOT EXISTS ${name('ad')} AFTER DELETE ON ${t} BEGIN DELETE FROM ${r} WHERE id = old.rowid; END`,
+  ];
+}
+
+/** DDL for one type: documents table, unique and plain expression indexes, an R*Tree per GeoPoint field. */
+function typeSchema(info: TypeInfo, opts: SchemaOptions): string[] {
+  const t = ident(docsTable(info.name));
+  const sql = [`CREATE TABLE IF NOT EXISTS ${t} (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc BLOB NOT NULL)`];
+  const check = (fields: readonly string[], what: string) => {
+    for (const f of fields) {
+      if (!info.fields.has(f)) throw new RangeError(`${what} of ${info.name} names an unknown field "${f}"`);
+    }
+    if (fields.length === 0) throw new RangeError(`${what} of ${info.name} has no fields`);
+  };
+  const covered = new Set<string>();
+  const wanted: IndexSpec[] = [
+    ...(opts.uniqueKeys[info.name] ?? []).map((fields) => ({ fields, unique: true })),
+    ...(opts.indexes[info.name] ?? []),
+  ];
+  for (const spec of wanted) {
+    check(spec.fields, spec.unique ? 'a unique key' : 'an index');
+    const name = indexName(spec.unique ? 'ux' : 'ix', info.name, spec.fields);
+    if (covered.has(name)) continue;
+    covered.add(name);
+    covered.add(indexName('ix', info.name, spec.fields.slice(0, 1)));
+    sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${spec.fields.map(fieldExpr).join(', ')})`);
+  }
+  for (const field of info.geoPointFields) sql.push(...pointTriggers(info.name, field));
+  return sql;
+}
+
+interface SchemaPlan {
+  statements: string[];
+  fingerprint: string;
+}
+
+/** The layout of names and tables this code writes; older files are migrated on open (see migrate). */
+const LAYOUT = '2';
+
+const plans = new WeakMap<Catalogue, Map<string, SchemaPlan>>();
+
+/** The DDL for a catalogue and options, built once per process: opening a file again costs one row read. */
+function schemaPlan(catalogue: Catalogue, opts: SchemaOptions): SchemaPlan {
+  const key = JSON.stringify(opts);
+  let byOpts = plans.get(catalogue);
+  if (!byOpts) plans.set(catalogue, (byOpts = new Map()));
+  let plan = byOpts.get(key);
+  if (!plan) {
+    const statements = catalogue.names.flatMap((name) => typeSchema(catalogue.resolve(name)!, opts));
+    plan = { statements, fingerprint: createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex') };
+    if (byOpts.size < 64) byOpts.set(key, plan);
+  }
+  return plan;
+}
+
+function meta(db: Db, key: string): string | undefined {
+  return db.prepare(`SELECT value FROM cd_meta WHERE key = ?`).pluck().get(key) as string | undefined;
+}
+
+/**
+ * What the file holds: 'store' (ours, with its fingerprint), 'empty', or a NotAStoreError for a file that is not
+ * SQLite or holds tables of someone else's and none of ours: it is refused rather than converted.
+ */
+function inspect(db: Db, label: string): { fingerprint?: string; layout?: string } {
+  let tables: string[];
+  try {
+    tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`).pluck().all() as string[];
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'SQLITE_NOTADB' || code === 'SQLITE_CORRUPT') throw new NotAStoreError(`${label} is not a SQLite database`, { cause: e });
+    throw e;
+  }
+  if (tables.length === 0) return {};
+  const fingerprint = tables.includes('cd_meta') ? meta(db, 'schema') : undefined;
+  if (fingerprint === undefined) {
+    const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
+    throw new NotAStoreError(`${label} is not a consolidata store: it holds other tables (${shown}); open a new or empty file instead`);
+  }
+  return { fingerprint, layout: meta(db, 'layout') ?? '1' };
+}
+
+/** Layout 1 → 2: R*Trees, their triggers and indexes named from raw identifiers (which could collide) get encoded names. */
+function migrate(db: Db): void {
+  const objects = db.prepare(`SELECT type, name, tbl_name AS tbl, sql FROM sqlite_master`).all() as { type: string; name: string; tbl: string; sql: string | null }[];
+  for (const o of objects) {
+    if (o.type === 'trigger' && o.name.startsWith('rtree_')) db.exec(`DROP TRIGGER IF EXISTS ${ident(o.name)}`);
+  }
+  for (const o of objects) {
+    // The new trees are created and filled from the documents by the schema statements that follow.
+    if (o.type === 'table' && o.name.startsWith('rtree_') && /USING\s+rtree/i.test(o.sql ?? '')) db.exec(`DROP TABLE IF EXISTS ${ident(o.name)}`);
+  }
+  for (const o of objects) {
+    if (o.type !== 'index' || !o.sql || !/^(ux|ix)_/.test(o.name) || !o.tbl.startsWith('docs_')) continue;
+    const fields = fieldsOfIndexSql(o.sql);
+    if (!fields.length) continue;
+    // Indexes the options no longer list are kept, under their new name, as every index is: never dropped.
+    db.exec(`DROP INDEX ${ident(o.name)}`);
+    const unique = /^CREATE\s+UNIQUE/i.test(o.sql);
+    const name = indexName(unique ? 'ux' : 'ix', o.tbl.slice('docs_'.length), fields);
+    db.exec(`CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${ident(o.tbl)} (${fields.map(fieldExpr).join(', ')})`);
+  }
+}
+
+/** The top-level fields an expression index of the store covers, read from its DDL (`json_extract(doc, '$."pwi"')`). */
+export function fieldsOfIndexSql(sql: string): string[] {
+  return [...sql.matchAll(/json_extract\(doc, '\$\."([A-Za-z_][A-Za-z0-9_]*)"'\)/g)].map((m) => m[1]!);
+}
+
+const keyCache = new WeakMap<Db, Map<string, readonly string[]>>();
+
+/**
+ * The fields of the unique key a constraint error names, read from the file itself, so it is right for every unique
+ * index the file has, including ones the options no longer list. `id` for the table's own id constraint.
+ */
+export function collidingKey(db: Db, error: Error): readonly string[] {
+  const name = /index '([^']+)'/.exec(error.message)?.[1];
+  if (!name) return ['id'];
+  let byName = keyCache.get(db);
+  if (!byName) keyCache.set(db, (byName = new Map()));
+  let fields = byName.get(name);
+  if (!fields) {
+    const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?`).pluck().get(name) as string | undefined;
+    fields = sql ? fieldsOfIndexSql(sql) : [];
+    if (!fields.length) fields = ['id'];
+    byName.set(name, fields);
+  }
+  return fields;
+}
+
+/**
+ * Creates what is missing (never drops an index or a table) after refusing a file that is not a store.
+ * A fingerprint of the DDL is kept in the file, so opening an up-to-date file only reads two rows and takes no
+ * write lock. Files of an older layout are migrated in the same transaction.
+ */
+export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions, label = 'the database'): void {
+  const { statements, fingerprint } = schemaPlan(catalogue, opts);
+  const found = inspect(db, label);
+  if (found.fingerprint === fingerprint) return;
+  db.transaction(() => {
+    db.exec('CREATE TABLE IF NOT EXISTS cd_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+    if (found.layout !== undefined && found.layout !== LAYOUT) migrate(db);
+    for (const s of statements) db.exec(s);
+    const put = db.prepare(`INSERT INTO cd_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    put.run('schema', fingerprint);
+    put.run('layout', LAYOUT);
+  }).immediate();
+}

@@ -1,0 +1,168 @@
+/** Storage names, files that are not stores, older layouts, and the key a collision names. */
+import { writeFileSync, existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { DataStore, DynamicStore, NotAStoreError } from '../src/index.js';
+import { encodeName, indexName, rtreeTable } from '../src/sqlite/names.js';
+import { tempDir } from './helpers/store.js';
+
+const point = (x: number, y: number) => ({ type: 'Point' as const, coordinates: [x, y] });
+
+describe('storage names', () => {
+  it('encode identifiers injectively and case-proof', () => {
+    expect(encodeName('surfaceLoc')).toBe('surface_loc');
+    expect(encodeName('A_b')).toBe('_a__b');
+    const names = [rtreeTable('A', 'b_c'), rtreeTable('A_b', 'c'), rtreeTable('T', 'loc'), rtreeTable('T', 'Loc')];
+    expect(new Set(names.map((n) => n.toLowerCase())).size).toBe(names.length);
+    expect(indexName('ix', 'A', ['a', 'b'])).not.toBe(indexName('ix', 'A', ['a_b']));
+  });
+
+  it('give types A{b_c} and A_b{c} their own R*Trees: each finds its own points', async () => {
+    const types = { A: { b_c: 'GeoPoint' }, A_b: { c: 'GeoPoint' } } as const;
+    const store = DynamicStore.open(':memory:', { types });
+    try {
+      expect((await store.insert('A', [{ id: 'a', b_c: point(1, 1) }])).success).toBe(true);
+      expect((await store.insert('A_b', [{ id: 'ab', c: point(5, 5) }])).success).toBe(true);
+      expect((await store.query('A', { b_c: { bounds: [0, 0, 2, 2] } })).data.map((d) => d.id)).toEqual(['a']);
+      expect((await store.query('A_b', { c: { bounds: [4, 4, 6, 6] } })).data.map((d) => d.id)).toEqual(['ab']);
+      expect((await store.query('A_b', { c: { bounds: [0, 0, 2, 2] } })).data).toEqual([]);
+    } finally {
+      store.close();
+    }
+  });
+
+  it('give GeoPoint fields differing only in case their own R*Trees', async () => {
+    const store = DynamicStore.open(':memory:', { types: { T: { loc: 'GeoPoint', Loc: 'GeoPoint' } } });
+    try {
+      await store.insert('T', [{ id: 't', loc: point(1, 1), Loc: point(50, 50) }]);
+      expect((await store.query('T', { loc: { bounds: [0, 0, 2, 2] } })).data.map((d) => d.id)).toEqual(['t']);
+      expect((await store.query('T', { Loc: { bounds: [0, 0, 2, 2] } })).data).toEqual([]);
+      expect((await store.query('T', { Loc: { bounds: [49, 49, 51, 51] } })).data.map((d) => d.id)).toEqual(['t']);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('opening a file that is not a store', () => {
+  it("refuses someone else's SQLite tables and changes nothing", () => {
+    const t = tempDir();
+    try {
+      const other = new Database(t.file());
+      other.exec('CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)');
+      other.close();
+      let error: unknown;
+      try {
+        DataStore.open(t.file());
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(NotAStoreError);
+      expect((error as NotAStoreError).code).toBe('NOT_A_STORE');
+      expect((error as Error).message).toMatch(/not a consolidata store.*customers/);
+      const after = new Database(t.file(), { readonly: true });
+      expect(after.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).pluck().all()).toEqual(['customers']);
+      after.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('refuses a file that is not SQLite at all', () => {
+    const t = tempDir();
+    try {
+      writeFileSync(t.file(), 'name,id\nW1,1\n'.repeat(100));
+      expect(() => DataStore.open(t.file())).toThrow(/is not a SQLite database/);
+      expect(existsSync(`${t.file()}-wal`)).toBe(false);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('opens an empty SQLite file as a new store', async () => {
+    const t = tempDir();
+    try {
+      new Database(t.file()).close();
+      const store = DataStore.open(t.file());
+      expect((await store.insert('Well', [{ pwi: 'W1' }])).success).toBe(true);
+      store.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('a file of the first layout (names from raw identifiers)', () => {
+  /** The DDL the first layout wrote for Wells, with one document in it. */
+  function legacyFile(file: string): void {
+    const db = new Database(file);
+    const x = `json_extract(new.doc, '$."surfaceLoc"."coordinates"[0]')`;
+    const y = `json_extract(new.doc, '$."surfaceLoc"."coordinates"[1]')`;
+    db.exec(`
+      CREATE TABLE cd_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+      INSERT INTO cd_meta VALUES ('schema', 'an older fingerprint');
+      CREATE TABLE "docs_Well" (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc BLOB NOT NULL);
+      CREATE UNIQUE INDEX "ux_Well_pwi" ON "docs_Well" (json_extract(doc, '$."pwi"'));
+      CREATE UNIQUE INDEX "ux_Well_wellId" ON "docs_Well" (json_extract(doc, '$."wellId"'));
+      CREATE INDEX "ix_Well_basinName" ON "docs_Well" (json_extract(doc, '$."basinName"'));
+      CREATE VIRTUAL TABLE "rtree_Well_surfaceLoc" USING rtree(id, minX, maxX, minY, maxY);
+      CREATE TRIGGER "rtree_Well_surfaceLoc_ai" AFTER INSERT ON "docs_Well" BEGIN
+        INSERT INTO "rtree_Well_surfaceLoc" SELECT new.rowid, ${x}, ${x}, ${y}, ${y} WHERE ${x} IS NOT NULL;
+      END;
+    `);
+    db.prepare(`INSERT INTO "docs_Well" (id, doc) VALUES (?, jsonb(?))`).run('w1', JSON.stringify({ id: 'w1', pwi: 'P1', wellId: 'X', basinName: 'Permian', surfaceLoc: point(-101, 31) }));
+    db.close();
+  }
+
+  it('is migrated on open: encoded names, filled R*Trees, every index kept, nothing lost', async () => {
+    const t = tempDir();
+    try {
+      legacyFile(t.file());
+      const store = DataStore.open(t.file());
+      const names = store.database.prepare(`SELECT name FROM sqlite_master WHERE type IN ('index', 'table', 'trigger')`).pluck().all() as string[];
+      expect(names.filter((n) => /^(rtree|ux|ix)_/.test(n))).toEqual([]);
+      expect(names).toContain(rtreeTable('Well', 'surfaceLoc'));
+      // An index the options no longer list is kept under its new name, and still enforced.
+      expect(names).toContain(indexName('ux', 'Well', ['wellId']));
+      expect(names).toContain(indexName('ix', 'Well', ['basinName']));
+      expect((await store.query('Well', { surfaceLoc: { bounds: [-102, 30, -100, 32] } })).data.map((d) => d.id)).toEqual(['w1']);
+      const dup = await store.insert('Well', [{ pwi: 'P2', wellId: 'X' }]);
+      expect(dup.errors[0]?.code).toBe('DUPLICATE_KEY');
+      expect(dup.errors[0]?.key).toEqual({ wellId: 'X' });
+      await store.insert('Well', [{ id: 'w2', pwi: 'P3', surfaceLoc: point(-101.5, 31.5) }]);
+      expect((await store.query('Well', { surfaceLoc: { bounds: [-102, 30, -100, 32] } })).data.map((d) => d.id)).toEqual(['w1', 'w2']);
+      store.close();
+      // A second open finds the new layout and changes nothing.
+      const again = DataStore.open(t.file());
+      expect((await again.query('Well', {})).total).toBe(2);
+      again.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('DUPLICATE_KEY', () => {
+  it('names the unique key that collided, also one the options no longer list', async () => {
+    const t = tempDir();
+    try {
+      const first = DataStore.open(t.file(), { indexes: { Well: [{ fields: ['wellId'], unique: true }] } });
+      await first.insert('Well', [{ pwi: 'A', wellId: '1' }]);
+      first.close();
+      const store = DataStore.open(t.file());
+      const r = await store.insert('Well', [{ pwi: 'B', wellId: '1' }]);
+      expect(r.errors).toHaveLength(1);
+      expect(r.errors[0]).toMatchObject({ code: 'DUPLICATE_KEY', index: 0, key: { wellId: '1' } });
+      expect(r.errors[0]!.message).toMatch(/wellId "1"/);
+      await store.insert('Well', [{ pwi: 'B', wellId: '2' }]);
+      const u = await store.update('Well', { pwi: 'B' }, { wellId: '1' });
+      expect(u.errors[0]?.code).toBe('DUPLICATE_KEY');
+      expect(u.errors[0]?.message).toMatch(/wellId/);
+      const id = await store.insert('Well', [{ id: (await store.query('Well', { pwi: 'A' })).data[0]!.id!, pwi: 'C' }]);
+      expect(id.errors[0]).toMatchObject({ code: 'DUPLICATE_KEY', key: { id: expect.any(String) } });
+      store.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});
