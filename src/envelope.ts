@@ -27,6 +27,8 @@ export interface EnvelopeError {
   field?: string;
   /** The colliding unique key, for DUPLICATE_KEY. */
   key?: Record<string, unknown>;
+  /** For INTERNAL: the id `onError` was called with, to find the cause in the server's log. */
+  requestId?: string;
 }
 
 export interface Envelope<T = unknown> {
@@ -124,8 +126,25 @@ export function requestError(code: ErrorCode, message: string, extra: Partial<En
   return new RequestError({ message, code, ...extra });
 }
 
-/** Error thrown by `unwrap` for a failed envelope; carries the envelope. */
+/**
+ * Error thrown by `unwrap` for a failed envelope; carries the envelope and the first error's code.
+ *
+ * Recognise it with `DataStoreError.is(e)` (or `e instanceof DataStoreError`): both check a brand,
+ * `Symbol.for('consolidata.DataStoreError')`, not the class identity, so they hold across the ESM and CJS
+ * builds (an app that `import`s consolidata while a dependency `require`s it gets two classes) and across
+ * two installed copies of the package.
+ * @example
+ * try {
+ *   const wells = unwrap(await store.query('Well', { basinName: 'Permian' }));
+ * } catch (e) {
+ *   if (!DataStoreError.is(e)) throw e;
+ *   console.error(e.code, e.envelope.errors); // e is a DataStoreError here
+ * }
+ */
 export class DataStoreError extends Error {
+  /** The brand every instance carries (non-enumerable, `true`); a registered symbol, shared by every copy. */
+  static readonly #brand = Symbol.for('consolidata.DataStoreError');
+
   readonly code: ErrorCode;
   readonly envelope: Envelope<unknown>;
   constructor(env: Envelope<unknown>) {
@@ -133,6 +152,24 @@ export class DataStoreError extends Error {
     this.name = 'DataStoreError';
     this.code = env.errors[0]?.code ?? 'INTERNAL';
     this.envelope = env;
+    Object.defineProperty(this, DataStoreError.#brand, { value: true });
+  }
+
+  /**
+   * Whether `value` is a DataStoreError thrown by any build (ESM or CJS) or copy of consolidata.
+   * @example if (DataStoreError.is(e) && e.code === 'DUPLICATE_KEY') return existing;
+   */
+  static is(value: unknown): value is DataStoreError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[DataStoreError.#brand] === true;
+  }
+
+  /**
+   * `e instanceof DataStoreError` is `DataStoreError.is(e)`, so it too holds across builds and copies.
+   * A subclass keeps the ordinary prototype check (`e instanceof MySubclass` is true only for its own instances).
+   */
+  static [Symbol.hasInstance](value: unknown): value is DataStoreError {
+    if (this !== DataStoreError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return DataStoreError.is(value);
   }
 }
 

@@ -1,0 +1,244 @@
+/**
+ * The published package as a consumer gets it. Builds once (`npm run build`), packs once (`npm pack`), and checks
+ * that one tarball:
+ *  - attw (@arethetypeswrong/cli, what `attw --pack` runs on the tarball it packs): every entry point's types resolve,
+ *    and match the JS, in every resolution mode (node10, node16 from CJS and from ESM, bundler);
+ *  - publint: package.json fields point at published files of the right format, no errors or warnings;
+ *  - a strict TypeScript consumer with `skipLibCheck: false` and only @types/node installed compiles code importing
+ *    `consolidata` and `consolidata/http` from an ES module and from a CommonJS module (no @types/better-sqlite3,
+ *    re2, @turf/* or cli-progress types needed);
+ *  - at runtime, a DataStoreError thrown by the CJS build is recognised by the ESM build and vice versa.
+ * CI runs attw and publint through this file (.ci/run → npm test).
+ */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { publint } from 'publint';
+import { formatMessage } from 'publint/utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataStoreError, unwrap, type Envelope } from '../src/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const nodeModules = join(root, 'node_modules');
+
+/** Runs a command to completion; throws with its output unless it exits 0 (or `allowFailure`). */
+function run(command: string, args: string[], options: SpawnSyncOptions & { allowFailure?: boolean } = {}) {
+  const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
+  if (result.error) throw result.error;
+  if (result.status !== 0 && !options.allowFailure) {
+    throw new Error(`${command} ${args.join(' ')} exited ${result.status}\n${String(result.stdout ?? '')}\n${String(result.stderr ?? '')}`);
+  }
+  return { status: result.status, stdout: String(result.stdout ?? ''), stderr: String(result.stderr ?? '') };
+}
+
+let work: string;
+let tarball: string;
+
+beforeAll(() => {
+  run('npm', ['run', 'build', '--silent']);
+  work = mkdtempSync(join(tmpdir(), 'consolidata-package-'));
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]).stdout) as { filename: string }[];
+  tarball = join(work, packed[0]!.filename);
+}, 240_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package', () => {
+  it('attw: types resolve in every resolution mode, for every entry point', () => {
+    // attw exits before a piped stdout drains (its JSON is cut at 64 KiB): write it to a file.
+    const reportFile = join(work, 'attw.json');
+    const fd = openSync(reportFile, 'w');
+    const attw = join(nodeModules, '@arethetypeswrong/cli/dist/index.js');
+    let status: number | null;
+    try {
+      status = run(process.execPath, [attw, tarball, '--format', 'json'], { stdio: ['ignore', fd, 'pipe'], allowFailure: true }).status;
+    } finally {
+      closeSync(fd);
+    }
+    const report = JSON.parse(readFileSync(reportFile, 'utf8')) as {
+      analysis: {
+        types: unknown;
+        entrypoints: Record<string, { resolutions: Record<string, unknown> }>;
+        problems?: { kind: string; entrypoint?: string; resolutionKind?: string }[];
+      };
+    };
+    const { analysis } = report;
+    expect(analysis.types, 'attw found no types in the package').toBeTruthy();
+    expect(Object.keys(analysis.entrypoints)).toEqual(expect.arrayContaining(['.', './http']));
+    for (const [entry, { resolutions }] of Object.entries(analysis.entrypoints)) {
+      expect(Object.keys(resolutions).sort(), `resolution modes checked for ${entry}`).toEqual(['bundler', 'node10', 'node16-cjs', 'node16-esm']);
+    }
+    const problems = (analysis.problems ?? []).map((p) => `${p.kind} for "${p.entrypoint ?? '*'}" in ${p.resolutionKind ?? 'every mode'}`);
+    expect(problems, `attw problems (see https://github.com/arethetypeswrong/arethetypeswrong.github.io/tree/main/docs/problems): ${problems.join('; ')}`).toEqual([]);
+    expect(status, 'attw exit status').toBe(0);
+  });
+
+  it('publint: no errors, no warnings', async () => {
+    const bytes = readFileSync(tarball);
+    const tarballBuffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    const { messages, pkg } = await publint({ pack: { tarball: tarballBuffer }, level: 'suggestion' });
+    const shown = (type: string) => messages.filter((m) => m.type === type).map((m) => `${m.code}: ${formatMessage(m, pkg, { color: false })}`);
+    expect(shown('error'), 'publint errors').toEqual([]);
+    expect(shown('warning'), 'publint warnings').toEqual([]);
+  });
+
+  it('declarations import nothing a consumer may lack (only their own files and node: builtins)', () => {
+    const dir = join(work, 'unpacked');
+    mkdirSync(dir);
+    run('tar', ['-xzf', tarball, '-C', dir]);
+    const dist = join(dir, 'package', 'dist');
+    const leaks: string[] = [];
+    for (const file of readdirSync(dist).filter((f) => /\.d\.c?ts$/.test(f))) {
+      const text = readFileSync(join(dist, file), 'utf8');
+      for (const [, spec] of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)['"]([^'"]+)['"]/g)) {
+        if (!spec!.startsWith('./') && !spec!.startsWith('node:')) leaks.push(`${file}: '${spec}'`);
+      }
+      for (const [, types] of text.matchAll(/\/\/\/\s*<reference\s+types="([^"]+)"/g)) {
+        if (types !== 'node') leaks.push(`${file}: reference types="${types}"`);
+      }
+    }
+    expect(leaks, 'type packages the declarations need (inline them in tsup.config.ts, or make them dependencies)').toEqual([]);
+  });
+
+  it('typechecks in a strict consumer with skipLibCheck off and only @types/node installed', () => {
+    // Outside the repo, so nothing of ours (node_modules/@types/better-sqlite3…) is on the resolution path.
+    const app = join(work, 'consumer');
+    expect(app.startsWith(root), 'the consumer must not sit inside the repo (TMPDIR points into it)').toBe(false);
+    mkdirSync(join(app, 'node_modules', '@types'), { recursive: true });
+    run('tar', ['-xzf', tarball, '-C', join(app, 'node_modules')]);
+    renameSync(join(app, 'node_modules', 'package'), join(app, 'node_modules', 'consolidata'));
+    symlinkSync(join(nodeModules, '@types', 'node'), join(app, 'node_modules', '@types', 'node'), 'dir');
+    for (const [name, text] of Object.entries(consumerFiles)) writeFileSync(join(app, name), text);
+
+    const tsc = run(process.execPath, [join(nodeModules, 'typescript', 'bin', 'tsc'), '-p', app, '--pretty', 'false'], {
+      cwd: app,
+      allowFailure: true,
+    });
+    expect(tsc.stdout + tsc.stderr, 'tsc output').toBe('');
+    expect(tsc.status, 'tsc exit status').toBe(0);
+  });
+
+  it('a DataStoreError from the CJS build is one for the ESM build, and vice versa', () => {
+    // One process loading both builds through the package's own "exports" (require → dist/index.cjs, import → dist/index.js).
+    const script = `
+      import { createRequire } from 'node:module';
+      const cjs = createRequire(process.cwd() + '/package.json')('consolidata');
+      const esm = await import('consolidata');
+      const failed = { data: [], success: false, message: 'boom', errors: [{ code: 'VALIDATION', message: 'boom' }] };
+      const thrownBy = (build) => { try { build.unwrap(failed); } catch (e) { return e; } throw new Error('unwrap did not throw'); };
+      const fromCjs = thrownBy(cjs);
+      const fromEsm = thrownBy(esm);
+      const is = (build, value) => typeof build.DataStoreError.is === 'function' && build.DataStoreError.is(value) === true;
+      console.log(JSON.stringify({
+        twoClasses: cjs.DataStoreError !== esm.DataStoreError,
+        codes: [fromCjs.code, fromEsm.code],
+        esmIsCjsError: is(esm, fromCjs),
+        cjsIsEsmError: is(cjs, fromEsm),
+        cjsErrorInstanceofEsm: fromCjs instanceof esm.DataStoreError,
+        esmErrorInstanceofCjs: fromEsm instanceof cjs.DataStoreError,
+        stillErrors: fromCjs instanceof Error && fromEsm instanceof Error,
+        plainErrorIs: is(esm, new Error('boom')) || is(cjs, new Error('boom')),
+        lookalikeIs: is(esm, { name: 'DataStoreError', code: 'VALIDATION' }),
+        plainErrorInstanceof: new Error('boom') instanceof esm.DataStoreError,
+      }));
+    `;
+    const child = run(process.execPath, ['--input-type=module', '-e', script], { allowFailure: true });
+    expect(child.stderr, 'child stderr').toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({
+      twoClasses: true,
+      codes: ['VALIDATION', 'VALIDATION'],
+      esmIsCjsError: true,
+      cjsIsEsmError: true,
+      cjsErrorInstanceofEsm: true,
+      esmErrorInstanceofCjs: true,
+      stillErrors: true,
+      plainErrorIs: false,
+      lookalikeIs: false,
+      plainErrorInstanceof: false,
+    });
+  });
+});
+
+describe('DataStoreError brand', () => {
+  const failed = { success: false, message: 'boom', errors: [{ code: 'NOT_FOUND', message: 'boom' }], data: [] } as unknown as Envelope<never>;
+  const thrown = (): unknown => {
+    try {
+      unwrap(failed);
+    } catch (e) {
+      return e;
+    }
+    throw new Error('unwrap did not throw');
+  };
+
+  it('narrows with is() and instanceof, and rejects other values', () => {
+    const e = thrown();
+    expect(DataStoreError.is(e) && e.code).toBe('NOT_FOUND');
+    expect(e instanceof DataStoreError && e.envelope).toBe(failed);
+    for (const other of [new Error('boom'), { name: 'DataStoreError' }, null, undefined, 'DataStoreError']) {
+      expect(DataStoreError.is(other)).toBe(false);
+      expect(other instanceof DataStoreError).toBe(false);
+    }
+    // The brand: a registered symbol, own, true and not enumerable (so not in logs or object spreads).
+    const brand = Symbol.for('consolidata.DataStoreError');
+    expect(Object.getOwnPropertyDescriptor(e, brand)).toEqual({ value: true, writable: false, enumerable: false, configurable: false });
+  });
+
+  it('a subclass keeps the ordinary instanceof', () => {
+    class NotFound extends DataStoreError {}
+    const sub = new NotFound(failed);
+    expect(sub instanceof NotFound && sub instanceof DataStoreError && DataStoreError.is(sub)).toBe(true);
+    expect(thrown() instanceof NotFound).toBe(false);
+  });
+});
+
+/** The consumer: an ES module app and a CommonJS module, strict, skipLibCheck off, @types/node as the only types. */
+const consumerFiles: Record<string, string> = {
+  'package.json': JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022',
+      lib: ['ES2022'],
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      skipLibCheck: false,
+      noEmit: true,
+      types: ['node'],
+      typeRoots: ['./node_modules/@types'],
+    },
+    files: ['esm.mts', 'cjs.cts'],
+  }),
+  // Resolves the "import" conditions: dist/index.d.ts, dist/http.d.ts.
+  'esm.mts': `
+import { DataStore, DataStoreError, unwrap, type Envelope } from 'consolidata';
+import { createFetchHandler, createNodeHandler, type HttpOptions } from 'consolidata/http';
+
+export async function wellCount(store: DataStore): Promise<number> {
+  // better-sqlite3's Database type: it has to ship inside consolidata.
+  const tables = store.database.prepare('select count(*) as n from sqlite_master').get() as { n: number };
+  try {
+    return unwrap(await store.query('Well', {})).length + tables.n;
+  } catch (e) {
+    if (DataStoreError.is(e)) return e.envelope.errors.length;
+    if (e instanceof DataStoreError) return e.code.length;
+    throw e;
+  }
+}
+export const failed = (env: Envelope<unknown>): boolean => !env.success;
+export const http = { createFetchHandler, createNodeHandler };
+export type Options = HttpOptions;
+`,
+  // Resolves the "require" conditions: dist/index.d.cts, dist/http.d.cts.
+  'cjs.cts': `
+import { DataStore, DataStoreError } from 'consolidata';
+import { createNodeHandler } from 'consolidata/http';
+
+export const databaseName = (store: DataStore): string => store.database.name;
+export const isStoreError = (e: unknown): e is DataStoreError => DataStoreError.is(e);
+export const handler = createNodeHandler;
+`,
+};
