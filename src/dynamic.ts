@@ -3,6 +3,7 @@
  * taking untyped input (type names as strings, queries and documents as `unknown`). The HTTP adapter and
  * the CLI use it; applications use the typed `DataStore` façade (store.ts), whose `dynamic` is this.
  */
+import { randomBytes } from 'node:crypto';
 import {
   Catalogue,
   catalogueOf,
@@ -16,13 +17,15 @@ import {
   type TypeInfo,
 } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import { collect, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
+import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { newId, seededIds } from './ids.js';
+import { LIMITS, shown } from './limits.js';
 import { normalizeDate } from './catalogue/dates.js';
-import { compileOrder, compileWhere, jsonPath } from './sqlite/compile.js';
+import { compileSelect, compileWhere, jsonPath, type CompiledSelect } from './sqlite/compile.js';
 import { docsTable, ident } from './sqlite/names.js';
+import type { QueryPlan } from './query/ast.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
-import { openDatabase, StatementCache, type Db, type Transaction } from './sqlite/connection.js';
+import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './sqlite/connection.js';
 import { collidingKey, ensureSchema, type IndexSpec } from './sqlite/schema.js';
 
 export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
@@ -206,7 +209,7 @@ export class DynamicStore {
    */
   snapshot(): Buffer {
     this.#open();
-    return this.#core.db.serialize();
+    return asRollbackJournal(this.#core.db.serialize());
   }
 
   /**
@@ -258,9 +261,16 @@ export class DynamicStore {
     const out: Envelope<never>[] = [];
     const all = () => {
       for (const part of parts) {
-        const env = isPlainObject(part)
-          ? this.#insert(part.type as string, part.docs, { atomic: true })
-          : fail<never>([{ code: 'INVALID_REQUEST', message: 'insertMany: expected an array of { type, docs }' }]);
+        let env: Envelope<never>;
+        try {
+          env = isPlainObject(part)
+            ? this.#insert(part.type as string, part.docs, { atomic: true })
+            : fail<never>([{ code: 'INVALID_REQUEST', message: 'insertMany: expected an array of { type, docs }' }]);
+        } catch (e) {
+          // A part refused before writing (validation, unknown type) answers like one that collided.
+          if (!(e instanceof RequestError)) throw e;
+          env = fail<never>(e.errors);
+        }
         out.push(env);
         if (!env.success) throw new RequestError(env.errors);
       }
@@ -349,10 +359,18 @@ export class DynamicStore {
         if (e instanceof RequestError) return Promise.resolve(fail<T>(e.errors));
         // A request is one transaction, rolled back whole: after the busy timeout it is safe to run it again.
         if (isBusy(e) && attempt < BUSY_ATTEMPTS) continue;
-        const message = isBusy(e)
-          ? `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`
-          : `internal error: ${(e as Error)?.message ?? String(e)}`;
-        return Promise.resolve(fail<T>([{ code: 'INTERNAL', message }]));
+        if (isBusy(e)) {
+          const message = `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`;
+          return Promise.resolve(fail<T>([{ code: 'INTERNAL', message }]));
+        }
+        // The cause (an engine message, a stack) goes to onError only: an answer never carries it.
+        const requestId = randomBytes(6).toString('hex');
+        try {
+          this.#core.onError?.(e, requestId);
+        } catch {
+          // A throwing hook must not turn an answer into a crash of the host.
+        }
+        return Promise.resolve(fail<T>([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]));
       }
     }
   }
@@ -365,8 +383,9 @@ export class DynamicStore {
 
   #resolve(type: unknown): TypeInfo {
     if (typeof type !== 'string' || type === '') throw requestError('INVALID_REQUEST', `type: expected a type name, got ${describe(type)}`, { field: 'type' });
+    if (type.length > LIMITS.nameLength) throw requestError('UNKNOWN_TYPE', `unknown type ${shown(type)}: type names have at most ${LIMITS.nameLength} characters`, { field: 'type' });
     const info = this.#core.catalogue.resolve(type);
-    if (!info) throw requestError('UNKNOWN_TYPE', `unknown type "${type}"${didYouMean(type, this.#core.catalogue.names)}`, { field: 'type' });
+    if (!info) throw requestError('UNKNOWN_TYPE', `unknown type ${shown(type)}${didYouMean(type, this.#core.catalogue.names)}`, { field: 'type' });
     return info;
   }
 
@@ -379,29 +398,40 @@ export class DynamicStore {
     return this.#core.tables.get(info.name) ?? ident(docsTable(info.name));
   }
 
-  #query(type: string, query: unknown, options: unknown): Envelope<AnyDoc> {
+  /** The plan and statement of a query, or the RequestError saying what is wrong with it. */
+  #compile(type: unknown, query: unknown, options: unknown): { plan: QueryPlan; select: CompiledSelect } {
     const info = this.#resolve(type);
     const plan = parsePlan(this.#ctx(info), query, options);
-    const where = compileWhere(plan.conditions, info.name);
-    const table = this.#table(info);
-    const paged = plan.limit > 0 || plan.skip > 0;
-    // In insertion order, the matches are found first as a set of rowids, then read in rowid order: the
-    // planner then picks the best index for the conditions, and no sorter carries whole documents.
-    // An equality on an indexed field finds a handful of rows: there the plain form is cheaper.
-    const keyed = this.#core.keyed.get(info.name);
-    const pinpoint = plan.conditions.some(
-      (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && keyed?.has(c.path.steps[0]!.name),
-    );
-    const filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
-    const sql = `SELECT json(doc) FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
-    const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
+    return { plan, select: compileSelect(plan, { type: info.name, keyed: this.#core.keyed.get(info.name) ?? new Set() }) };
+  }
+
+  /**
+   * The SQL a query runs, its bound parameters, and SQLite's query plan for it: what `query` would do, without
+   * running it. Throws a DataStoreError (with the envelope a query would answer) for a query that is not valid.
+   * @example store.explain('Well', { pwi: 'W1' }).plan // ['SEARCH docs_Well USING INDEX ux._well.pwi (<expr>=?)']
+   */
+  explain(type: string, query?: unknown, options?: unknown): CompiledSelect & { plan: string[] } {
+    this.#open();
+    let select: CompiledSelect;
+    try {
+      select = this.#compile(type, query, options).select;
+    } catch (e) {
+      if (e instanceof RequestError) throw new DataStoreError(fail(e.errors));
+      throw e;
+    }
+    const rows = this.#core.db.prepare(`EXPLAIN QUERY PLAN ${select.sql}`).all(...select.params) as { detail: string }[];
+    return { ...select, plan: rows.map((r) => r.detail) };
+  }
+
+  #query(type: string, query: unknown, options: unknown): Envelope<AnyDoc> {
+    const { plan, select } = this.#compile(type, query, options);
     const { statements, tx } = this.#core;
-    const page = () => statements.get(sql).pluck(true).all(...params) as string[];
+    const page = () => statements.get(select.sql).pluck(true).all(...select.params) as string[];
     let rows: string[];
     let total: number;
-    if (paged) {
+    if (select.paged) {
       // One read transaction: the page and the total come from the same snapshot.
-      [rows, total] = tx(() => [page(), statements.get(`SELECT count(*) FROM ${table} WHERE ${where.sql}`).pluck(true).get(...where.params) as number]) as [string[], number];
+      [rows, total] = tx(() => [page(), statements.get(select.countSql).pluck(true).get(...select.countParams) as number]) as [string[], number];
     } else {
       rows = page();
       total = rows.length;
@@ -529,8 +559,12 @@ export class DynamicStore {
     const seen: string[] = [];
     for (const [key, raw] of Object.entries(body)) {
       if (raw === undefined) continue;
-      const label = `body.${key}`;
+      const label = `body.${key.length > 64 ? `${key.slice(0, 61)}...` : key}`;
       collect(errors, () => {
+        if (key.startsWith('$')) {
+          const what = /^\$(inc|mul|push|pull|addToSet|pop|min|max|rename|unset|currentDate)$/i.test(key) ? `${key} is not supported, and ` : '';
+          throw requestError('VALIDATION', `${label}: ${what}the body holds the fields to set directly: { statusCurrent: 'Producing' }, not { $set: { statusCurrent: 'Producing' } }`, { field: key.slice(0, 64) });
+        }
         const path = parseFieldPath(ctx, key, label);
         const top = path.steps[0]!.name;
         if (top === 'id') throw requestError('VALIDATION', `${label}: the id of a document cannot change`, { field: key });
@@ -548,7 +582,8 @@ export class DynamicStore {
           if (cat && !['any', 'dict', 'nested'].includes(cat)) {
             throw requestError('VALIDATION', `${label}: "${top}" is a ${path.field!.kind}; set the whole field, not a part of it`, { field: key });
           }
-          const r = jsonValue(raw);
+          // The value lands steps - 1 levels down: it may nest only as deep as a document may.
+          const r = jsonValue(raw, path.steps.length - 1);
           if (!r.ok) throw requestError('VALIDATION', `${label}: ${r.reason}`, { field: key });
           value = r.value;
           for (let i = 1; i < path.steps.length; i++) {

@@ -3,13 +3,10 @@
  * the field's R*Tree (`rtree.<type>.<field>`, src/sqlite/names.ts) (VIRTUAL TABLE INDEX) and reaches the documents by rowid, not by scanning the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Catalogue, DataStore } from '../src/index.js';
-import { compileOrder, compileWhere } from '../src/sqlite/compile.js';
+import { DataStore } from '../src/index.js';
 import { rtreeTable } from '../src/sqlite/names.js';
-import { parsePlan } from '../src/query/parse.js';
 import { point, SQUARE } from './helpers/geo.js';
 
-const WELL = new Catalogue().resolve('Well')!;
 const HOLE = [
   [-101.6, 31.4],
   [-101.4, 31.4],
@@ -39,15 +36,13 @@ interface PlanRow {
   detail: string;
 }
 
-/** The SQL the store runs for a query (page and count), built with the compiler, and its query plans. */
+/** The statements the store runs for a query (page and count), from the store itself, and their query plans. */
 function plans(query: unknown, options?: unknown): { page: PlanRow[]; count: PlanRow[]; params: unknown[] } {
-  const plan = parsePlan({ type: WELL, strict: true }, query, options);
-  const where = compileWhere(plan.conditions, 'Well');
-  const pageSql = `SELECT json(doc) FROM "docs_Well" WHERE ${where.sql} ${compileOrder(plan.sort)} LIMIT ? OFFSET ?`;
-  const countSql = `SELECT count(*) FROM "docs_Well" WHERE ${where.sql}`;
-  const page = store.database.prepare(`EXPLAIN QUERY PLAN ${pageSql}`).all(...where.params, plan.limit || -1, plan.skip) as PlanRow[];
-  const count = store.database.prepare(`EXPLAIN QUERY PLAN ${countSql}`).all(...where.params) as PlanRow[];
-  return { page, count, params: where.params };
+  const x = store.dynamic.explain('Well', query, options);
+  const page = store.database.prepare(`EXPLAIN QUERY PLAN ${x.sql}`).all(...x.params) as PlanRow[];
+  const count = store.database.prepare(`EXPLAIN QUERY PLAN ${x.countSql}`).all(...x.countParams) as PlanRow[];
+  expect(page.map((r) => r.detail)).toEqual(x.plan);
+  return { page, count, params: x.countParams };
 }
 
 const details = (rows: PlanRow[]) => rows.map((r) => r.detail);
@@ -126,13 +121,12 @@ describe('EXPLAIN QUERY PLAN of geo queries', () => {
   it('the plan is the one the store runs: the same SQL answers like store.query', async () => {
     const query = { surfaceLoc: { bounds: [-102, 31, -101, 32] }, basinName: 'Permian' };
     const options = { sortBy: 'fracStages', sortOrder: 1, limit: 7, skip: 2 };
-    const plan = parsePlan({ type: WELL, strict: true }, query, options);
-    const where = compileWhere(plan.conditions, 'Well');
-    const sql = `SELECT json_extract(doc, '$.pwi') FROM "docs_Well" WHERE ${where.sql} ${compileOrder(plan.sort)} LIMIT ? OFFSET ?`;
-    const direct = store.database.prepare(sql).pluck().all(...where.params, plan.limit, plan.skip);
-    const viaStore = await store.dynamic.query('Well', query, options as never);
+    const x = store.dynamic.explain('Well', query, options);
+    const direct = (store.database.prepare(x.sql).pluck().all(...x.params) as string[]).map((d) => JSON.parse(d).pwi);
+    const viaStore = await store.dynamic.query('Well', query, options);
     expect(viaStore.success, viaStore.message).toBe(true);
     expect(direct.length).toBeGreaterThan(0);
     expect(viaStore.data.map((d) => d.pwi)).toEqual(direct);
+    expect(viaStore.total).toBe(store.database.prepare(x.countSql).pluck().get(...x.countParams));
   });
 });

@@ -107,7 +107,8 @@ function pick(values: { present: unknown[]; other: unknown[] }, keep: (v: unknow
 }
 
 const caseOf = (name: string) => fc.constantFrom(name, name.toUpperCase(), name[0]!.toUpperCase() + name.slice(1));
-const comparable = (kind: Kind, v: unknown) => (kind === 'untyped' ? typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' : v !== null);
+// null compares too (lt/gt null match nothing, lte/gte null are eq null), as in MongoDB.
+const comparable = (kind: Kind, v: unknown) => (kind === 'untyped' ? v === null || typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' : true);
 
 /** One field's condition: a plain value (eq), an array (in), or 1–2 operators. */
 function conditionArb(docs: readonly Doc[], path: string, kind: Kind): fc.Arbitrary<unknown> {

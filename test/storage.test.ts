@@ -166,3 +166,40 @@ describe('DUPLICATE_KEY', () => {
     }
   });
 });
+
+describe('insertMany', () => {
+  it('writes every part in one transaction, or none: a refused later part rolls back the earlier ones', async () => {
+    const store = DynamicStore.open();
+    try {
+      const r = await store.insertMany([
+        { type: 'Well', docs: [{ pwi: 'A' }] },
+        { type: 'DailyProduction', docs: [{ pwi: 'A', oilRate: 'lots' }] },
+      ]);
+      expect(r.map((e) => e.success)).toEqual([false, false]);
+      expect(r[1]!.errors[0]).toMatchObject({ code: 'VALIDATION', field: 'oilRate' });
+      expect(r[0]!.errors[0]!.message).toMatch(/part 0 was rolled back: part 1 failed/);
+      expect((await store.query('Well', {})).total).toBe(0);
+      const ok = await store.insertMany([{ type: 'Well', docs: [{ pwi: 'A' }] }, { type: 'DailyProduction', docs: [{ pwi: 'A', oilRate: 5 }] }]);
+      expect(ok.map((e) => e.count)).toEqual([1, 1]);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('snapshots of file stores', () => {
+  it('open in memory with fromSnapshot (the WAL header is turned into a rollback-journal one)', async () => {
+    const t = tempDir();
+    try {
+      const file = DynamicStore.open(t.file());
+      await file.insert('Well', [{ pwi: 'A', surfaceLoc: point(1, 1) }]);
+      const snap = file.snapshot();
+      file.close();
+      const copy = DynamicStore.fromSnapshot(snap);
+      expect((await copy.query('Well', { surfaceLoc: { bounds: [0, 0, 2, 2] } })).data.map((d) => d.pwi)).toEqual(['A']);
+      copy.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});

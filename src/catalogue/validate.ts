@@ -2,13 +2,14 @@
 import type { EnvelopeError } from '../envelope.js';
 import { lonLatError, ringsError } from '../geo/validate.js';
 import { DATE_FORMS, normalizeDate } from './dates.js';
+import { LIMITS, shown } from '../limits.js';
 import { didYouMean, type FieldInfo, type TypeInfo } from './index.js';
 import type { Category } from './kinds.js';
 
 type Result = { ok: true; value: unknown } | { ok: false; reason: string };
 
 const DURATION = /^-?(\d+\.)?\d{1,2}:\d{2}:\d{2}(\.\d{1,7})?$/;
-const MAX_DEPTH = 64;
+const MAX_DEPTH = LIMITS.depth;
 
 export function describe(v: unknown): string {
   if (v === undefined) return 'undefined';
@@ -152,6 +153,10 @@ export function validateDocument(
   for (const [key, value] of Object.entries(doc)) {
     if (value === undefined) continue;
     const field = type.fields.get(key);
+    if (!field && key.length > LIMITS.nameLength) {
+      errors.push({ code: 'VALIDATION', index, field: key.slice(0, 64), message: `document ${index}: field name ${shown(key)} is longer than ${LIMITS.nameLength} characters` });
+      continue;
+    }
     if (!field) {
       if (strict) {
         errors.push({

@@ -7,11 +7,10 @@ import { collect, requestError, RequestError, type EnvelopeError } from '../enve
 import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
 import { DATE_FORMS, normalizeDate } from '../catalogue/dates.js';
 import { parseRegex } from './regex.js';
+import { LIMITS, shown } from '../limits.js';
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const INDEX = /^(0|[1-9][0-9]{0,8})$/;
-const MAX_IN = 100_000;
-const MAX_PATH = 32;
 const OPS = new Map<string, Operator>(OPERATORS.map((o) => [o.toLowerCase(), o]));
 const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder'];
 
@@ -21,6 +20,9 @@ export interface ParseContext {
   /** Prefix for error paths: 'query' or 'options'. */
   where?: string;
 }
+
+/** Undefined is not a value: JSON drops it, so `{ pwi: undefined }` would silently match everything. */
+const UNDEFINED = 'undefined is not a value (JSON drops it); to match a missing field use null';
 
 function invalid(path: string, message: string): RequestError {
   return requestError('INVALID_QUERY', `${path}: ${message}`, { field: path.replace(/^query\./, '') });
@@ -32,6 +34,7 @@ const PATH_CACHE_SIZE = 1000;
 /** Resolves a dotted path against the type; throws on bad syntax, unknown fields (strict) and paths into scalars. */
 export function parseFieldPath(ctx: ParseContext, text: string, label: string): FieldPath {
   if (typeof text !== 'string' || text === '') throw invalid(label, 'a field path must be a non-empty string');
+  if (text.length > LIMITS.nameLength) throw invalid(label, `a field path may have at most ${LIMITS.nameLength} characters, got ${text.length}`);
   // Requests name the same few paths over and over; a resolved path is frozen data, safe to share.
   let cache = pathCache.get(ctx.type);
   if (!cache) pathCache.set(ctx.type, (cache = new Map()));
@@ -46,7 +49,7 @@ export function parseFieldPath(ctx: ParseContext, text: string, label: string): 
 
 function resolvePath(ctx: ParseContext, text: string, label: string): FieldPath {
   const parts = text.split('.');
-  if (parts.length > MAX_PATH) throw invalid(label, `a field path may have at most ${MAX_PATH} segments`);
+  if (parts.length > LIMITS.pathSegments) throw invalid(label, `a field path may have at most ${LIMITS.pathSegments} segments, got ${parts.length}`);
   const steps: { name: string; indexes: number[] }[] = [];
   for (const part of parts) {
     if (INDEX.test(part) && steps.length > 0) {
@@ -54,7 +57,7 @@ function resolvePath(ctx: ParseContext, text: string, label: string): FieldPath 
     } else if (SEGMENT.test(part)) {
       steps.push({ name: part, indexes: [] });
     } else {
-      throw invalid(label, `"${text}" is not a field path: segments are names (letters, digits, _ and -, not starting with a digit) or array indexes, joined by dots`);
+      throw invalid(label, `${shown(text)} is not a field path: segments are names (letters, digits, _ and -, not starting with a digit) or array indexes, joined by dots`);
     }
   }
   const top = steps[0]!.name;
@@ -75,6 +78,7 @@ function resolvePath(ctx: ParseContext, text: string, label: string): FieldPath 
 /** Checks an eq/ne/in operand against the field's kind; returns the normalised value. */
 function equalityOperand(path: FieldPath, label: string, v: unknown): unknown {
   if (v === null) return null;
+  if (v === undefined) throw invalid(label, UNDEFINED);
   if (v instanceof RegExp) throw invalid(label, 'a RegExp is only an operand of regex');
   const cat = path.scalar ? path.field!.category : null;
   switch (cat) {
@@ -106,7 +110,7 @@ function equalityOperand(path: FieldPath, label: string, v: unknown): unknown {
 }
 
 function comparisonOperand(path: FieldPath, label: string, v: unknown): string | number | boolean {
-  if (v === null || v === undefined) throw invalid(label, 'a comparison needs a value; null and missing never compare');
+  if (v === undefined) throw invalid(label, UNDEFINED);
   if (path.scalar || (path.field?.category === 'enum' && path.steps.length === 1)) {
     const value = equalityOperand(path, label, v);
     return value as string | number | boolean;
@@ -137,6 +141,8 @@ function parseBounds(label: string, v: unknown): [number, number, number, number
 
 function parsePolygon(label: string, v: unknown): number[][][] {
   const rings = isPlainObject(v) && v.type === 'Polygon' ? v.coordinates : v;
+  const vertices = Array.isArray(rings) ? rings.reduce((n: number, r: unknown) => n + (Array.isArray(r) ? r.length : 0), 0) : 0;
+  if (vertices > LIMITS.polygonVertices) throw invalid(label, `a polygon may have at most ${LIMITS.polygonVertices} positions, got ${vertices}`);
   const err = ringsError(rings);
   if (err) throw invalid(label, err);
   return (rings as number[][][]).map((ring) => ring.map((p) => [p[0]!, p[1]!]));
@@ -150,13 +156,15 @@ function parseOperator(ctx: ParseContext, path: FieldPath, op: Operator, operand
       return { op, path, value: equalityOperand(path, label, operand) };
     case 'in': {
       if (!Array.isArray(operand)) throw invalid(label, `in takes an array, got ${describe(operand)}`);
-      if (operand.length > MAX_IN) throw invalid(label, `in takes at most ${MAX_IN} values, got ${operand.length}`);
+      if (operand.length > LIMITS.inValues) throw invalid(label, `in takes at most ${LIMITS.inValues} values, got ${operand.length}`);
       return { op, path, values: operand.map((v, i) => equalityOperand(path, `${label}[${i}]`, v)) };
     }
     case 'lt':
     case 'lte':
     case 'gt':
     case 'gte':
+      // As MongoDB: null is only equal to itself, so lte/gte null are eq null and lt/gt null match nothing.
+      if (operand === null) return op === 'lte' || op === 'gte' ? { op: 'eq', path, value: null } : { op: 'in', path, values: [] };
       return { op, path, value: comparisonOperand(path, label, operand) };
     case 'regex': {
       const cat = path.steps.length === 1 && path.steps[0]!.indexes.length === 0 ? path.field?.category : undefined;
@@ -167,6 +175,7 @@ function parseOperator(ctx: ParseContext, path: FieldPath, op: Operator, operand
       if (operand instanceof RegExp) text = `/${operand.source}/${operand.flags.replace(/[gyu]/g, '')}`;
       else if (typeof operand === 'string') text = operand;
       else throw invalid(label, `regex takes a pattern string or "/pattern/flags", got ${describe(operand)}`);
+      if (text.length > LIMITS.regexLength) throw invalid(label, `a regex may have at most ${LIMITS.regexLength} characters, got ${text.length}`);
       const parsed = parseRegex(text);
       if (typeof parsed === 'string') throw invalid(label, parsed);
       return { op, path, source: parsed.source, flags: parsed.flags };
@@ -190,6 +199,15 @@ function parseOperator(ctx: ParseContext, path: FieldPath, op: Operator, operand
   }
 }
 
+/** What a `$` key means in MongoDB, and what to do here instead. */
+function mongoKeyHint(key: string): string {
+  const lower = key.toLowerCase();
+  if (lower === '$or' || lower === '$nor') return 'OR is not supported; run two queries (or use in for values of one field)';
+  if (lower === '$and') return 'conditions are ANDed already: put them side by side in one query object';
+  if (OPS.has(lower.slice(1))) return `operators go under a field: { field: { ${OPS.get(lower.slice(1))}: value } }, without $`;
+  return `${shown(key)} is not a field path: queries take field paths, not $-operators`;
+}
+
 /** Parses and checks the `query` object: a plain value is eq, an array is in, an object holds operators. */
 export function parseQuery(ctx: ParseContext, query: unknown): { conditions: Condition[]; issues: string[] } {
   const conditions: Condition[] = [];
@@ -197,25 +215,33 @@ export function parseQuery(ctx: ParseContext, query: unknown): { conditions: Con
   if (query === null || query === undefined) return { conditions, issues };
   if (!isPlainObject(query)) throw requestError('INVALID_QUERY', `query: expected an object of field conditions, got ${describe(query)}`);
   const errors: EnvelopeError[] = [];
-  for (const [key, cond] of Object.entries(query)) {
-    if (cond === undefined) continue;
-    const label = `query.${key}`;
+  const entries = Object.entries(query);
+  const size = entries.reduce((n, [, c]) => n + (isPlainObject(c) ? Math.max(1, Object.keys(c).length) : 1), 0);
+  if (size > LIMITS.conditions) throw requestError('INVALID_QUERY', `query: at most ${LIMITS.conditions} conditions, got ${size}`);
+  for (const [key, cond] of entries) {
+    const label = `query.${key.length > LIMITS.nameLength ? `${key.slice(0, 61)}...` : key}`;
     collect(errors, () => {
+      if (cond === undefined) throw invalid(label, UNDEFINED);
+      if (key.startsWith('$')) throw invalid(label, mongoKeyHint(key));
       const path = parseFieldPath(ctx, key, label);
       if (Array.isArray(cond)) {
         const c = parseOperator(ctx, path, 'in', cond, label, issues);
         if (c) conditions.push(c);
       } else if (isPlainObject(cond)) {
-        const entries = Object.entries(cond).filter(([, v]) => v !== undefined);
-        if (entries.length === 0) throw invalid(label, 'an empty condition object; use { eq: {} } to match an empty object');
-        for (const [name, operand] of entries) {
+        const ops = Object.entries(cond);
+        if (ops.length === 0) throw invalid(label, 'an empty condition object; use { eq: {} } to match an empty object');
+        for (const [name, operand] of ops) {
           const op = OPS.get(name.toLowerCase());
           if (!op) {
+            const bare = name.startsWith('$') ? OPS.get(name.slice(1).toLowerCase()) : undefined;
             throw invalid(
-              `${label}.${name}`,
-              `unknown operator "${name}" (operators: ${OPERATORS.join(', ')}; to match a whole object use { eq: {...} })`,
+              `${label}.${name.length > 64 ? `${name.slice(0, 61)}...` : name}`,
+              bare
+                ? `unknown operator ${shown(name)}: use ${bare} (operators have no $)`
+                : `unknown operator ${shown(name)} (operators: ${OPERATORS.join(', ')}; to match a whole object use { eq: {...} })`,
             );
           }
+          if (operand === undefined) throw invalid(`${label}.${name}`, UNDEFINED);
           const c = parseOperator(ctx, path, op, operand, `${label}.${name}`, issues);
           if (c) conditions.push(c);
         }
@@ -243,7 +269,8 @@ export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort 
   if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
-      throw requestError('INVALID_REQUEST', `options: unknown option "${key}"${didYouMean(key, OPTION_KEYS)}`, { field: `options.${key}` });
+      const hint = key.length <= LIMITS.nameLength ? didYouMean(key, OPTION_KEYS) : '';
+      throw requestError('INVALID_REQUEST', `options: unknown option ${shown(key)}${hint}`, { field: `options.${key.slice(0, 64)}` });
     }
   }
   const limit = nonNegativeInt('options.limit', options.limit);

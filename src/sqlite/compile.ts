@@ -3,7 +3,7 @@
  * JSON paths come only from checked path steps (see parse.ts) and are quoted here, in one place.
  */
 import { polygonHandle } from '../geo/polygons.js';
-import type { Condition, FieldPath, Sort, Step } from '../query/ast.js';
+import type { Condition, FieldPath, QueryPlan, Sort, Step } from '../query/ast.js';
 import { docsTable, ident, rtreeTable } from './names.js';
 
 export interface Compiled {
@@ -34,33 +34,54 @@ function bind(v: string | number | boolean): string | number {
 }
 
 /**
+ * SQL that is true when an array index of `step` (read from `base`, below the steps `prefix`) lands past the end
+ * of an array, an empty one included: the step then yields no value at all, as in MongoDB (not a missing one).
+ * Indexes come from checked paths (digits only), like every JSON path here.
+ */
+function pastEnd(base: string, prefix: readonly Step[], step: Step): string {
+  return step.indexes
+    .map((i, k) => {
+      const p = jsonPath([...prefix, { name: step.name, indexes: step.indexes.slice(0, k) }]);
+      // IS, not =: a missing member must give false, never NULL (NOT NULL would drop the row).
+      return `(json_type(${base}, ${p}) IS 'array' AND json_array_length(${base}, ${p}) <= ${i})`;
+    })
+    .join(' OR ');
+}
+
+/**
  * Rows (t, v) of every value a condition tests (see README "Values along a path"):
  * arrays on the way are fanned out, the leaf and, when it is an array, its elements.
  */
 function candidates(steps: readonly Step[]): string {
+  const none = (base: string, step: Step, prefix: readonly Step[] = []) => (step.indexes.length ? pastEnd(base, prefix, step) : '0');
   if (steps.length === 1) {
     const p = jsonPath(steps);
     return (
-      `SELECT json_type(doc, ${p}) AS t, json_extract(doc, ${p}) AS v ` +
+      `SELECT json_type(doc, ${p}) AS t, json_extract(doc, ${p}) AS v WHERE NOT (${none('doc', steps[0]!)}) ` +
       `UNION ALL SELECT e.type, e.value FROM json_each(doc, ${p}) AS e WHERE json_type(doc, ${p}) = 'array'`
     );
   }
   // Intermediate steps: a JSON array of the nodes reached, each element followed in turn.
   const first = jsonPath(steps.slice(0, 1));
-  let from = `json_each(CASE WHEN json_type(doc, ${first}) = 'array' THEN json_extract(doc, ${first}) ELSE json_array(doc -> ${first}) END) AS n1`;
+  let from =
+    `json_each(CASE WHEN ${none('doc', steps[0]!)} THEN '[]' ` +
+    `WHEN json_type(doc, ${first}) = 'array' THEN json_extract(doc, ${first}) ELSE json_array(doc -> ${first}) END) AS n1`;
   for (let i = 1; i < steps.length - 1; i++) {
     const p = jsonPath(steps.slice(i, i + 1));
     const n = `n${i}`;
     from +=
       `, json_each(CASE WHEN ${n}.type <> 'object' THEN '[null]' ` +
+      `WHEN ${none(`${n}.value`, steps[i]!)} THEN '[]' ` +
       `WHEN json_type(${n}.value, ${p}) = 'array' THEN json_extract(${n}.value, ${p}) ` +
       `ELSE json_array(${n}.value -> ${p}) END) AS n${i + 1}`;
   }
   const n = `n${steps.length - 1}`;
-  const p = jsonPath(steps.slice(-1));
+  const last = steps[steps.length - 1]!;
+  const p = jsonPath([last]);
   return (
     `SELECT CASE WHEN ${n}.type = 'object' THEN json_type(${n}.value, ${p}) END AS t, ` +
     `CASE WHEN ${n}.type = 'object' THEN json_extract(${n}.value, ${p}) END AS v FROM ${from} ` +
+    `WHERE NOT (${n}.type = 'object' AND (${none(`${n}.value`, last)})) ` +
     `UNION ALL SELECT e.type, e.value FROM ${from}, json_each(CASE WHEN ${n}.type = 'object' AND json_type(${n}.value, ${p}) = 'array' ` +
     `THEN json_extract(${n}.value, ${p}) ELSE '[]' END) AS e`
   );
@@ -125,8 +146,12 @@ function someValue(path: FieldPath, params: unknown[], test: (t: string, v: stri
   const plain = path.steps.map((_, i) => `json_type(doc, ${jsonPath(path.steps.slice(0, i + 1))}) IS NOT 'array'`).join(' AND ');
   const direct = test(`json_type(doc, ${full})`, `json_extract(doc, ${full})`, params);
   const fanned = test('c.t', 'c.v', params);
+  // An index past an array's end: no value to test (checked before the plain path reads it as missing).
+  const gone = path.steps.filter((s) => s.indexes.length).length
+    ? path.steps.map((s, i) => (s.indexes.length ? pastEnd('doc', path.steps.slice(0, i), s) : '')).filter(Boolean).join(' OR ')
+    : '';
   // IFNULL: a missing leaf makes the direct test NULL, which `NOT` would keep NULL rather than true.
-  return `(CASE WHEN ${plain} THEN IFNULL(${direct}, 0) ELSE EXISTS (SELECT 1 FROM (${candidates(path.steps)}) AS c WHERE ${fanned}) END)`;
+  return `(CASE ${gone ? `WHEN ${gone} THEN 0 ` : ''}WHEN ${plain} THEN IFNULL(${direct}, 0) ELSE EXISTS (SELECT 1 FROM (${candidates(path.steps)}) AS c WHERE ${fanned}) END)`;
 }
 
 /** The literal text every match of an anchored, case-sensitive pattern starts with (`^Smith 1` → `Smith 1`). */
@@ -257,4 +282,41 @@ export function compileOrder(sort: Sort | null): string {
     `CASE json_type(doc, ${p}) WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 ` +
     `WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'false' THEN 5 WHEN 'true' THEN 5 ELSE 0 END`;
   return `ORDER BY ${rank} ${dir}, json_extract(doc, ${p}) ${dir}, rowid ASC`;
+}
+
+/** A query as the store runs it: the page's statement and, for a paged query, the statement counting every match. */
+export interface CompiledSelect {
+  readonly sql: string;
+  readonly params: unknown[];
+  /** Counts every match (`total`); run in the same read transaction as `sql` when the query is paged. */
+  readonly countSql: string;
+  readonly countParams: unknown[];
+  /** True when `limit` or `skip` cut the page, so `total` needs `countSql`. */
+  readonly paged: boolean;
+}
+
+/** How a type is stored: its table and the fields that lead an index (an equality on them finds few rows). */
+export interface SelectTarget {
+  readonly type: string;
+  readonly keyed: ReadonlySet<string>;
+}
+
+/**
+ * The whole SELECT of a checked plan: the one function that decides what the store runs for a query.
+ * @example const { sql, params } = compileSelect(plan, { type: 'Well', keyed: new Set(['pwi']) });
+ */
+export function compileSelect(plan: QueryPlan, target: SelectTarget): CompiledSelect {
+  const table = ident(docsTable(target.type));
+  const where = compileWhere(plan.conditions, target.type);
+  const paged = plan.limit > 0 || plan.skip > 0;
+  // In insertion order, the matches are found first as a set of rowids, then read in rowid order: the
+  // planner then picks the best index for the conditions, and no sorter carries whole documents.
+  // An equality on an indexed field finds a handful of rows: there the plain form is cheaper.
+  const pinpoint = plan.conditions.some(
+    (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && target.keyed.has(c.path.steps[0]!.name),
+  );
+  const filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
+  const sql = `SELECT json(doc) FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
+  const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
+  return { sql, params, countSql: `SELECT count(*) FROM ${table} WHERE ${where.sql}`, countParams: where.params, paged };
 }

@@ -16,9 +16,23 @@ export type Db = Database.Database;
 export type Statement = Database.Statement;
 export type Transaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
+/**
+ * A serialized database whose header says rollback journal: the image of a WAL file says WAL (header bytes 18
+ * and 19 are 2), which an in-memory database cannot open. The bytes are otherwise the same; `image` is changed in place.
+ */
+export function asRollbackJournal(image: Buffer): Buffer {
+  if (image.length > 19 && image[18] === 2 && image[19] === 2) {
+    image[18] = 1;
+    image[19] = 1;
+  }
+  return image;
+}
+
 /** Opens a file (WAL), memory (`':memory:'`), or an in-memory copy of a serialized database (a Buffer). */
 export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number): Db {
-  const db = new Database(typeof file === 'string' || Buffer.isBuffer(file) ? file : Buffer.from(file.buffer, file.byteOffset, file.byteLength));
+  // An image from elsewhere (a file read from disk) may still say WAL: open a copy that says rollback journal.
+  const image = typeof file === 'string' ? file : file.length > 19 && file[18] === 2 ? asRollbackJournal(Buffer.from(file)) : Buffer.isBuffer(file) ? file : Buffer.from(file);
+  const db = new Database(image);
   if (typeof file === 'string' && file !== ':memory:' && file !== '') {
     try {
       db.pragma('journal_mode = WAL');

@@ -33,8 +33,8 @@ export interface ErrorCase {
   options?: unknown;
   strict?: boolean;
   code: string;
-  /** The envelope error's `field`. */
-  field: string;
+  /** The envelope error's `field` (undefined: the error is about the whole query). */
+  field: string | undefined;
   /** Fragments the error message must contain. */
   message: readonly string[];
 }
@@ -145,6 +145,10 @@ export const CASES: readonly QueryCase[] = [
 
   // ---- comparisons on typed fields
   { name: 'gt skips null and missing', docs: WELLS, query: { fracStages: { gt: 10 } }, expected: ['w1', 'w4'], mingo: 'agrees' },
+  { name: 'gt null matches nothing', docs: WELLS, query: { fracStages: { gt: null } }, expected: [] },
+  { name: 'lt null matches nothing, on an untyped path too', docs: WELLS, query: { 'extra.score': { lt: null } }, expected: [] },
+  { name: 'gte null is eq null: null and missing', docs: WELLS, query: { fracStages: { gte: null } }, expected: ['w3', 'w5'] },
+  { name: 'lte null on an untyped path: null and missing', docs: WELLS, query: { 'extra.score': { lte: null } }, expected: ['w5'] },
   { name: 'Gt and lte together', docs: WELLS, query: { fracStages: { Gt: 10, lte: 20 } }, expected: ['w1'], mingo: 'agrees' },
   { name: 'lt', docs: WELLS, query: { fracStages: { lt: 20 } }, expected: ['w2'], mingo: 'agrees' },
   { name: 'gte with LT (upper case)', docs: WELLS, query: { fracStages: { gte: 10, LT: 35 } }, expected: ['w1', 'w2'], mingo: 'agrees' },
@@ -200,6 +204,10 @@ export const CASES: readonly QueryCase[] = [
   { name: 'numeric segment indexes an array', docs: WELLS, query: { 'groups.0': 'north' }, expected: ['w1'], mingo: 'agrees' },
   { name: 'numeric segment then regex', docs: WELLS, query: { 'groups.1': { regex: 'a' } }, expected: ['w1'], mingo: 'agrees' },
   { name: 'numeric segment inside an untyped value', docs: WELLS, query: { 'extra.tags.1': 'b' }, expected: ['w1'], mingo: 'agrees' },
+  { name: 'numeric segment past the end (an empty array included) yields no value: eq null', docs: WELLS, query: { 'groups.0': null }, expected: ['w4', 'w5'] },
+  { name: 'numeric segment far past the end: eq null', docs: WELLS, query: { 'groups.7': null }, expected: ['w4', 'w5'] },
+  { name: 'numeric segment past the end: ne null keeps it', docs: WELLS, query: { 'groups.0': { ne: null } }, expected: ['w1', 'w2', 'w3'] },
+  { name: 'numeric segment past the end inside an untyped value', docs: ITEMS, query: { 'extra.items.5.sku': null }, expected: ['i3'] },
 
   // ---- nested objects
   { name: 'nested path through objects', docs: WELLS, query: { 'extra.meta.k': 1 }, expected: ['w1', 'w3'], mingo: 'agrees' },
@@ -330,8 +338,16 @@ export const ERROR_CASES: readonly ErrorCase[] = [
   { name: 'impossible date', query: { spudDate: '2/30/2024' }, code: 'INVALID_QUERY', field: 'spudDate', message: ['query.spudDate', '"2/30/2024"'] },
   { name: 'unknown field with a hint', query: { basinNme: 'Permian' }, code: 'UNKNOWN_FIELD', field: 'basinNme', message: ['basinNme', 'did you mean', 'basinName'] },
   { name: 'unknown operator', query: { fracStages: { greater: 1 } }, code: 'INVALID_QUERY', field: 'fracStages.greater', message: ['unknown operator "greater"'] },
-  { name: 'null operand to gt on a typed field', query: { fracStages: { gt: null } }, code: 'INVALID_QUERY', field: 'fracStages.gt', message: ['query.fracStages.gt'] },
-  { name: 'null operand to lte on an untyped path', query: { 'extra.x': { lte: null } }, code: 'INVALID_QUERY', field: 'extra.x.lte', message: ['query.extra.x.lte'] },
+  { name: 'undefined as a value', query: { pwi: undefined }, code: 'INVALID_QUERY', field: 'pwi', message: ['query.pwi', 'use null'] },
+  { name: 'undefined as an operand', query: { fracStages: { gt: undefined } }, code: 'INVALID_QUERY', field: 'fracStages.gt', message: ['query.fracStages.gt', 'use null'] },
+  { name: 'undefined in an in list', query: { pwi: { in: ['a', undefined] } }, code: 'INVALID_QUERY', field: 'pwi.in[1]', message: ['query.pwi.in[1]', 'use null'] },
+  { name: 'Mongo $gt', query: { fracStages: { $gt: 1 } }, code: 'INVALID_QUERY', field: 'fracStages.$gt', message: ['"$gt"', 'use gt'] },
+  { name: 'Mongo $or', query: { $or: [{ pwi: 'a' }, { pwi: 'b' }] }, code: 'INVALID_QUERY', field: '$or', message: ['OR is not supported', 'run two queries'] },
+  { name: 'Mongo $and', query: { $and: [{ pwi: 'a' }] }, code: 'INVALID_QUERY', field: '$and', message: ['ANDed already'] },
+  { name: 'path longer than the bound', query: { [`extra.${'a'.repeat(300)}`]: 1 }, code: 'INVALID_QUERY', field: `extra.${'a'.repeat(55)}...`, message: ['at most 256 characters'] },
+  { name: 'too many conditions', query: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`extra.k${i}`, i])), code: 'INVALID_QUERY', field: undefined, message: ['at most 256 conditions, got 257'] },
+  { name: 'polygon with too many positions', query: { surfaceLoc: { polygon: [[...Array.from({ length: 10_001 }, (_, i) => [i / 1e4, Math.sin(i) / 10]), [0, Math.sin(0) / 10]]] } }, code: 'INVALID_QUERY', field: 'surfaceLoc.polygon', message: ['at most 10000 positions, got 10002'] },
+  { name: 'regex longer than the bound', query: { pwi: { regex: 'a'.repeat(5000) } }, code: 'INVALID_QUERY', field: 'pwi.regex', message: ['at most 4096 characters'] },
   { name: 'array operand to lt', query: { 'extra.x': { lt: [1] } }, code: 'INVALID_QUERY', field: 'extra.x.lt', message: ['query.extra.x.lt', 'an array'] },
   { name: 'object operand to gte', query: { 'extra.x': { gte: { a: 1 } } }, code: 'INVALID_QUERY', field: 'extra.x.gte', message: ['query.extra.x.gte', 'an object'] },
   { name: 'empty operator object', query: { fracStages: {} }, code: 'INVALID_QUERY', field: 'fracStages', message: ['query.fracStages', 'empty condition'] },

@@ -52,11 +52,17 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** An index past the end of an array (an empty one included): no value at all, unlike a missing one (MongoDB). */
+const NONE = Symbol('no value');
+
 /** One step from a node: the member, then its indexes; anything that is not there is `undefined` (missing). */
 function member(node: unknown, step: Step): unknown {
   if (!isObject(node) || !Object.hasOwn(node, step.name)) return undefined;
   let v: unknown = node[step.name];
-  for (const i of step.indexes) v = Array.isArray(v) && i < v.length ? v[i] : undefined;
+  for (const i of step.indexes) {
+    if (v === NONE) return NONE;
+    v = Array.isArray(v) ? (i < v.length ? v[i] : NONE) : undefined;
+  }
   return v;
 }
 
@@ -67,6 +73,7 @@ function member(node: unknown, step: Step): unknown {
  */
 export function testedValues(doc: unknown, steps: readonly Step[], i = 0): unknown[] {
   const v = member(doc, steps[i]!);
+  if (v === NONE) return [];
   if (i === steps.length - 1) return Array.isArray(v) ? [v, ...v] : [v];
   if (Array.isArray(v)) return v.flatMap((e) => testedValues(e, steps, i + 1));
   return testedValues(v, steps, i + 1);
@@ -76,7 +83,7 @@ export function testedValues(doc: unknown, steps: readonly Step[], i = 0): unkno
 export function sortValue(doc: unknown, steps: readonly Step[]): unknown {
   let node: unknown = doc;
   for (const step of steps) node = member(node, step);
-  return node;
+  return node === NONE ? undefined : node;
 }
 
 function bytes(a: string, b: string): number {
@@ -175,7 +182,9 @@ function compileOperator(op: string, operand: unknown, isDate: boolean): Test {
     case 'gt':
     case 'gte': {
       const v = norm(operand);
-      if (v === null || v === undefined || typeof v === 'object') throw new Error(`reference: ${op} needs a scalar operand`);
+      // null is only equal to itself: lte/gte null are eq null, lt/gt null match nothing.
+      if (v === null) return op === 'lte' || op === 'gte' ? (t) => t.some((x) => equals(x, null)) : () => false;
+      if (v === undefined || typeof v === 'object') throw new Error(`reference: ${op} needs a scalar operand`);
       const ok = { lt: (s: number) => s < 0, lte: (s: number) => s <= 0, gt: (s: number) => s > 0, gte: (s: number) => s >= 0 }[op];
       return (t) =>
         t.some((x) => {

@@ -1,0 +1,45 @@
+/** The layers as designed: a request flows route → store → parse → compile → SQLite, and no layer imports one above it. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, dirname, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(__dirname, '../src');
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+}
+
+/** Every module of src a file imports, as a path relative to src without extension (`catalogue/dates`). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)[^'"]*from\s+['"](\.[^'"]+)['"]/gm)].map((m) =>
+    relative(SRC, resolve(dirname(file), m[1]!)).replace(/\.js$/, ''),
+  );
+}
+
+/** What each layer may import besides itself; base modules import nothing of src. */
+const ALLOWED: Record<string, readonly string[]> = {
+  limits: [],
+  envelope: [],
+  geo: [],
+  catalogue: ['geo', 'limits', 'envelope'],
+  query: ['catalogue', 'geo', 'limits', 'envelope'],
+  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query'],
+};
+
+const layerOf = (module: string) => module.split('/')[0]!;
+
+describe('layers', () => {
+  for (const [layer, allowed] of Object.entries(ALLOWED)) {
+    it(`${layer} imports only ${allowed.length ? allowed.join(', ') : 'nothing of src'}`, () => {
+      const mine = files(SRC).filter((f) => layerOf(relative(SRC, f).replace(/\.ts$/, '')) === layer);
+      expect(mine.length).toBeGreaterThan(0);
+      const bad = mine.flatMap((f) =>
+        importsOf(f)
+          .filter((m) => layerOf(m) !== layer && !allowed.includes(layerOf(m)))
+          .map((m) => `${relative(SRC, f)} imports ${m}`),
+      );
+      expect(bad).toEqual([]);
+    });
+  }
+});
