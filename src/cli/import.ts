@@ -1,19 +1,31 @@
 /** `consolidata import`: documents from a JSON array or NDJSON stream into a store, in batches. */
 import { createInterface } from 'node:readline';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { EnvelopeError } from '../envelope.js';
 import type { StoreLike } from '../http/types.js';
+
+/** Where bad lines are reported: anything with `write(text)` (stderr, or a progress bar's log). */
+export interface TextSink {
+  write(text: string): unknown;
+}
 
 export interface ImportOptions {
   store: StoreLike;
   type: string;
   input: Readable;
-  /** Where bad lines are reported (stderr in the CLI). */
-  errors: Writable;
-  /** Documents per insert request (one transaction each); default 1000. */
+  /** Where bad lines are reported, one `line N: message\n` each, in line order (stderr in the CLI). */
+  errors: TextSink;
+  /** Documents per request (one transaction each); default 1000. */
   batch?: number;
   /** Stop at the first bad line (its batch is not written); default: report it and go on. */
   abortOnError?: boolean;
+  /**
+   * Replace documents by `id` instead of inserting them (the store's `replace`, an upsert by id), so running
+   * the same import again changes nothing. Documents without an `id` are inserted with a fresh one.
+   */
+  upsert?: boolean;
+  /** Stops reading when aborted (Ctrl-C): the lines already read are written, then the summary says `interrupted`. */
+  signal?: AbortSignal;
   /** Called after each batch with the bytes read so far (for a progress bar). */
   onProgress?: (bytesRead: number) => void;
 }
@@ -21,10 +33,13 @@ export interface ImportOptions {
 export interface ImportSummary {
   /** Non-blank lines (NDJSON) or array elements (JSON array) read. */
   read: number;
+  /** Documents written (inserted, or inserted and replaced under `upsert`). */
   imported: number;
   skipped: number;
   /** True when `abortOnError` stopped the run, or the store refused the whole request (unknown type…). */
   aborted: boolean;
+  /** True when `signal` stopped the run before the end of the input. */
+  interrupted: boolean;
 }
 
 interface Item {
@@ -34,10 +49,17 @@ interface Item {
 
 class Abort extends Error {}
 
-/** Exit code of an import: 0 all in, 2 done but some lines skipped, 1 aborted. */
+/** Exit code of an import: 130 interrupted (as a shell reports SIGINT), 1 aborted, 2 done but some lines skipped, 0 all in. */
 export function importExitCode(summary: ImportSummary): number {
+  if (summary.interrupted) return 130;
   if (summary.aborted) return 1;
   return summary.skipped > 0 ? 2 : 0;
+}
+
+/** The summary line of an import, e.g. `done: 3 imported, 4 skipped, 7 read`. */
+export function importSummaryText(summary: ImportSummary): string {
+  const verb = summary.interrupted ? 'interrupted' : summary.aborted ? 'aborted' : 'done';
+  return `${verb}: ${summary.imported} imported, ${summary.skipped} skipped, ${summary.read} read`;
 }
 
 /**
@@ -48,7 +70,7 @@ export function importExitCode(summary: ImportSummary): number {
 export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const batchSize = opts.batch ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batch must be a positive integer');
-  const summary: ImportSummary = { read: 0, imported: 0, skipped: 0, aborted: false };
+  const summary: ImportSummary = { read: 0, imported: 0, skipped: 0, aborted: false, interrupted: false };
   let bytes = 0;
   opts.input.on('data', (chunk: Buffer | string) => {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
@@ -59,20 +81,27 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     if (opts.abortOnError) throw new Abort();
     summary.skipped++;
   };
+  // Checked before each line is taken: on Ctrl-C the lines already read are written, nothing more is read.
+  const interrupted = () => {
+    if (!opts.signal?.aborted) return false;
+    summary.interrupted = true;
+    return true;
+  };
 
   let label = 'line';
   let pending: Item[] = [];
   const flush = async () => {
-    if (pending.length) await insertBatch(opts, pending, label, summary, skip);
+    if (pending.length) await writeBatch(opts, pending, label, summary, skip);
     pending = [];
     opts.onProgress?.(bytes);
   };
 
+  const lines = createInterface({ input: opts.input, crlfDelay: Infinity });
   try {
-    const lines = createInterface({ input: opts.input, crlfDelay: Infinity });
     let lineNo = 0;
     let arrayText: string[] | undefined;
     for await (const line of lines) {
+      if (interrupted()) break;
       lineNo++;
       if (arrayText) {
         arrayText.push(line);
@@ -100,7 +129,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
       pending.push({ line: lineNo, doc });
       if (pending.length >= batchSize) await flush();
     }
-    if (arrayText) {
+    if (arrayText && !summary.interrupted) {
       label = 'element';
       let docs: unknown;
       try {
@@ -112,6 +141,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
       }
       if (!Array.isArray(docs)) throw new Error('unreachable: a file starting with [ parsed to a non-array');
       for (const [i, doc] of docs.entries()) {
+        if (interrupted()) break;
         summary.read++;
         if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
           skip(`element ${i}`, 'expected a JSON object');
@@ -125,12 +155,65 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   } catch (e) {
     if (!(e instanceof Abort)) throw e;
     summary.aborted = true;
+  } finally {
+    lines.close();
+    if (summary.interrupted || summary.aborted) opts.input.destroy();
   }
   return summary;
 }
 
-/** Inserts one batch; documents the store refuses are reported by line and the rest retried. */
-async function insertBatch(
+/** Reports the refused documents of a failed request by line; answers the indexes they had in `rest`. */
+function refused(
+  opts: ImportOptions,
+  rest: Item[],
+  errors: EnvelopeError[],
+  label: string,
+  skip: (where: string, message: string) => void,
+): Set<number> {
+  const byIndex = new Map<number, EnvelopeError[]>();
+  for (const e of errors) {
+    if (e.index === undefined || !rest[e.index]) {
+      // Not about one document (an unknown type…): nothing in this file can go in.
+      opts.errors.write(`error: ${e.message}\n`);
+      throw new Abort();
+    }
+    byIndex.set(e.index, [...(byIndex.get(e.index) ?? []), e]);
+  }
+  // The store's messages say "document <batch index>:"; the report names the file line instead.
+  for (const [index, errs] of [...byIndex].sort((a, b) => a[0] - b[0])) {
+    skip(`${label} ${rest[index]!.line}`, errs.map((e) => e.message.replace(/^document \d+: /, '')).join('; '));
+  }
+  return new Set(byIndex.keys());
+}
+
+/** Writes one batch; documents the store refuses are reported by line and the rest written. */
+async function writeBatch(
+  opts: ImportOptions,
+  items: Item[],
+  label: string,
+  summary: ImportSummary,
+  skip: (where: string, message: string) => void,
+): Promise<void> {
+  if (opts.upsert) return upsertBatch(opts, items, label, summary, skip);
+  let rest = items;
+  // Each round removes at least one refused document, so this ends.
+  while (rest.length) {
+    const env = await opts.store.insert(opts.type, rest.map((i) => i.doc), { atomic: opts.abortOnError === true });
+    summary.imported += env.count;
+    if (env.success) return;
+    const bad = refused(opts, rest, env.errors, label, skip);
+    // Duplicates of a non-atomic insert: the others already went in.
+    if (env.errors.every((e) => e.code === 'DUPLICATE_KEY')) return;
+    rest = rest.filter((_, i) => !bad.has(i));
+  }
+}
+
+/**
+ * Replaces one batch by id: the store's `replace` is all or nothing, so a refused document rolls the batch back.
+ * Invalid documents are all named at once and dropped; a duplicate key (the store names only the first) sends
+ * the rest of the batch one document at a time, so a batch of collisions costs one request each, not one per pair.
+ */
+async function upsertBatch(
   opts: ImportOptions,
   items: Item[],
   label: string,
@@ -138,26 +221,21 @@ async function insertBatch(
   skip: (where: string, message: string) => void,
 ): Promise<void> {
   let rest = items;
-  // Each round removes at least one refused document, so this ends.
   while (rest.length) {
-    const env = await opts.store.insert(opts.type, rest.map((i) => i.doc), { atomic: opts.abortOnError === true });
-    summary.imported += env.count;
-    if (env.success) return;
-    const byIndex = new Map<number, EnvelopeError[]>();
-    for (const e of env.errors) {
-      if (e.index === undefined || !rest[e.index]) {
-        // Not about one document (an unknown type…): nothing in this file can go in.
-        opts.errors.write(`error: ${e.message}\n`);
-        throw new Abort();
+    const env = await opts.store.replace(opts.type, rest.map((i) => i.doc));
+    if (env.success) {
+      summary.imported += env.count;
+      return;
+    }
+    const bad = refused(opts, rest, env.errors, label, skip);
+    rest = rest.filter((_, i) => !bad.has(i));
+    if (env.errors.some((e) => e.code === 'DUPLICATE_KEY')) {
+      for (const item of rest) {
+        const one = await opts.store.replace(opts.type, [item.doc]);
+        if (one.success) summary.imported += one.count;
+        else refused(opts, [item], one.errors, label, skip);
       }
-      byIndex.set(e.index, [...(byIndex.get(e.index) ?? []), e]);
+      return;
     }
-    // The store's messages say "document <batch index>:"; the report names the file line instead.
-    for (const [index, errs] of [...byIndex].sort((a, b) => a[0] - b[0])) {
-      skip(`${label} ${rest[index]!.line}`, errs.map((e) => e.message.replace(/^document \d+: /, '')).join('; '));
-    }
-    // Duplicates of a non-atomic insert: the others already went in.
-    if (env.errors.every((e) => e.code === 'DUPLICATE_KEY')) return;
-    rest = rest.filter((_, i) => !byIndex.has(i));
   }
 }

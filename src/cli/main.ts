@@ -1,10 +1,8 @@
 /** The `consolidata` command: serve, import, export. */
-import { createReadStream, statSync } from 'node:fs';
 import { Command, InvalidArgumentError } from 'commander';
-import { SingleBar, Presets } from 'cli-progress';
-import { DynamicStore } from '../dynamic.js';
-import { runExport } from './export.js';
-import { importExitCode, runImport } from './import.js';
+// Inlined by the bundler: the built dist/cli.js knows its version wherever it is run from.
+import pkg from '../../package.json' with { type: 'json' };
+import { exportCommand, importCommand } from './commands.js';
 import { serve } from './serve.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -22,6 +20,7 @@ function fatal(message: string): never {
 
 const program = new Command('consolidata')
   .description('Consolidated Data Service API over SQLite: serve a store over HTTP, import and export documents')
+  .version(pkg.version, '-V, --version', 'print the version')
   .showHelpAfterError();
 
 program
@@ -43,7 +42,6 @@ program
     if (!o.basicAuth && !['127.0.0.1', 'localhost', '::1'].includes(o.host)) {
       process.stderr.write(`consolidata: warning: serving ${o.host} without authentication (see --basic-auth)\n`);
     }
-    process.stdout.write(`consolidata: serving ${o.db} at ${url}  (try ${url}/data/types)\n`);
     let stopping = false;
     const shutdown = (signal: string) => {
       if (stopping) return;
@@ -54,54 +52,47 @@ program
         (e: unknown) => fatal(`shutdown: ${(e as Error).message}`),
       );
     };
+    // Handlers first: whoever reads the URL may signal at once.
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
+    process.stdout.write(`consolidata: serving ${o.db} at ${url}  (try ${url}/data/types)\n`);
   });
 
 program
   .command('import')
-  .description('import a JSON array or NDJSON file; exit 0 all imported, 2 some lines skipped, 1 aborted or failed')
+  .description('import a JSON array or NDJSON file; exit 0 all imported, 2 some lines skipped, 1 aborted or failed, 130 interrupted')
   .argument('<type>', 'document type, e.g. Well')
   .argument('<file>', 'JSON array or NDJSON file ("-" for stdin)')
-  .option('--db <file>', 'SQLite file', './consolidata.db')
+  .option('--db <file>', 'SQLite file (must exist unless --create)', './consolidata.db')
+  .option('--create', 'create the database file if it does not exist')
   .option('--batch <n>', 'documents per transaction', integer('--batch', 1), 1000)
+  .option('--upsert', 'replace documents by id, so running an import again changes nothing (documents without id are inserted)')
   .option('--abort-on-error', 'stop at the first bad line (its batch is not written) and exit 1')
-  .action(async (type: string, file: string, o: { db: string; batch: number; abortOnError?: boolean }) => {
-    let size = 0;
-    try {
-      if (file !== '-') size = statSync(file).size;
-    } catch (e) {
-      fatal(`${file}: ${(e as Error).message}`);
-    }
-    const store = DynamicStore.open(o.db);
-    const schema = await store.schema(type);
-    if (!schema.success) {
-      store.close();
-      fatal(schema.message);
-    }
-    const bar = process.stderr.isTTY && size > 0 ? new SingleBar({ stream: process.stderr, format: 'importing {bar} {percentage}% | {value}/{total} bytes' }, Presets.shades_classic) : undefined;
-    bar?.start(size, 0);
-    const input = file === '-' ? process.stdin : createReadStream(file);
-    let summary;
-    try {
-      summary = await runImport({ store, type, input, errors: process.stderr, batch: o.batch, abortOnError: o.abortOnError, onProgress: (n) => bar?.update(n) });
-    } catch (e) {
-      bar?.stop();
-      store.close();
-      fatal((e as Error).message);
-    }
-    bar?.stop();
-    store.close();
-    const verb = summary.aborted ? 'aborted' : 'done';
-    process.stderr.write(`consolidata import ${verb}: ${summary.imported} imported, ${summary.skipped} skipped, ${summary.read} read\n`);
-    process.exitCode = importExitCode(summary);
+  .action(async (type: string, file: string, o: { db: string; create?: boolean; batch: number; upsert?: boolean; abortOnError?: boolean }) => {
+    // Ctrl-C once: stop reading, write what was read, print the summary (exit 130). Twice: the default, quit now.
+    const interrupt = new AbortController();
+    process.once('SIGINT', () => interrupt.abort());
+    process.exitCode = await importCommand({
+      type,
+      file,
+      db: o.db,
+      create: o.create,
+      batch: o.batch,
+      upsert: o.upsert,
+      abortOnError: o.abortOnError,
+      stderr: process.stderr,
+      stdin: process.stdin,
+      signal: interrupt.signal,
+    });
+    // An interrupted run ends now, stdin or a pending read included.
+    if (interrupt.signal.aborted) process.exit();
   });
 
 program
   .command('export')
   .description('write a type\'s documents to stdout as NDJSON')
   .argument('<type>', 'document type, e.g. Well')
-  .option('--db <file>', 'SQLite file', './consolidata.db')
+  .option('--db <file>', 'SQLite file (must exist)', './consolidata.db')
   .option('--query <json>', 'query object, e.g. \'{"basinName":"Permian"}\'')
   .action(async (type: string, o: { db: string; query?: string }) => {
     let query: unknown = {};
@@ -117,11 +108,7 @@ program
       if (e.code === 'EPIPE') process.exit(0);
       fatal(e.message);
     });
-    const store = DynamicStore.open(o.db);
-    const { exported, failure } = await runExport({ store, type, query, output: process.stdout });
-    store.close();
-    if (failure) fatal(failure.message);
-    process.stderr.write(`consolidata export: ${exported} documents\n`);
+    process.exitCode = await exportCommand({ type, db: o.db, query, stdout: process.stdout, stderr: process.stderr });
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => fatal((e as Error).message));

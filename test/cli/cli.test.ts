@@ -1,16 +1,15 @@
-import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../../src/index.js';
 import { runExport } from '../../src/cli/export.js';
 import { importExitCode, runImport } from '../../src/cli/import.js';
+import { sampleSummary } from '../../src/cli/serve.js';
 import { sampleData } from '../../src/sample.js';
-
-const run = promisify(execFile);
+import { buildCli, root, runCli, startServe } from './build.js';
 
 class Collect extends Writable {
   text = '';
@@ -41,7 +40,7 @@ describe('runImport / runExport', () => {
     const store = DataStore.open();
     const errors = new Collect();
     const summary = await runImport({ store, type: 'Well', input: Readable.from([NDJSON]), errors, batch: 2 });
-    expect(summary).toEqual({ read: 7, imported: 3, skipped: 4, aborted: false });
+    expect(summary).toEqual({ read: 7, imported: 3, skipped: 4, aborted: false, interrupted: false });
     expect(importExitCode(summary)).toBe(2);
     const lines = errors.text.trim().split('\n');
     expect(lines).toHaveLength(4);
@@ -64,7 +63,7 @@ describe('runImport / runExport', () => {
     // Re-importing the export into another store gives the same documents, ids included.
     const copy = DataStore.open();
     const again = await runImport({ store: copy, type: 'Well', input: Readable.from([out.text]), errors: new Collect() });
-    expect(again).toEqual({ read: 3, imported: 3, skipped: 0, aborted: false });
+    expect(again).toEqual({ read: 3, imported: 3, skipped: 0, aborted: false, interrupted: false });
     expect(importExitCode(again)).toBe(0);
     expect((await copy.query('Well', {})).data).toEqual((await store.query('Well', {})).data.map((d) => ({ ...d, updatedAt: expect.any(String), modifiedTimestamp: expect.any(Number) })));
     store.close();
@@ -100,7 +99,7 @@ describe('runImport / runExport', () => {
     const errors = new Collect();
     const input = JSON.stringify([{ pwi: 'D1' }, 'nope', { pwi: 'D2', bogus: 1 }, { pwi: 'D3' }], null, 2);
     const summary = await runImport({ store, type: 'Well', input: Readable.from([input]), errors });
-    expect(summary).toEqual({ read: 4, imported: 2, skipped: 2, aborted: false });
+    expect(summary).toEqual({ read: 4, imported: 2, skipped: 2, aborted: false, interrupted: false });
     expect(errors.text).toMatch(/^element 1: expected a JSON object\nelement 2: Well has no field "bogus"/);
     store.close();
   });
@@ -155,33 +154,35 @@ describe('sampleData', () => {
 });
 
 describe('the built CLI', () => {
-  const root = resolve(import.meta.dirname, '../..');
-  // Built inside node_modules so the bundle resolves its dependencies, and apart from dist/.
-  const outDir = join(root, 'node_modules/.cache/consolidata-cli-test');
-  const cli = join(outDir, 'main.js');
+  let cli: Awaited<ReturnType<typeof buildCli>>;
   let dir: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'consolidata-cli-'));
-    await run('npx', ['tsup', 'src/cli/main.ts', '--no-config', '--format', 'esm', '--target', 'node20', '--out-dir', outDir, '--silent'], { cwd: root });
-    expect(existsSync(cli)).toBe(true);
+    cli = await buildCli();
   });
 
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    cli?.remove();
+  });
 
-  function node(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolvePromise) => {
-      execFile('node', [cli, ...args], { cwd: dir }, (err, stdout, stderr) => {
-        resolvePromise({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-      });
-    });
-  }
+  const node = (args: string[], cwd = dir) => runCli(cli.path, args, cwd);
+
+  it('--version and -V print the package version and exit 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const r = await node([flag]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toBe(`${version}\n`);
+    }
+  });
 
   it('import reports the bad lines and exits 2; export prints the documents as NDJSON', async () => {
     const file = join(dir, 'wells.ndjson');
     writeFileSync(file, NDJSON);
     const db = join(dir, 'cli.db');
-    const imp = await node(['import', 'Well', file, '--db', db, '--batch', '2']);
+    const imp = await node(['import', 'Well', file, '--db', db, '--batch', '2', '--create']);
     expect(imp.code).toBe(2);
     expect(imp.stderr).toMatch(/line 3: malformed JSON/);
     expect(imp.stderr).toMatch(/line 4: fracStages/);
@@ -189,7 +190,7 @@ describe('the built CLI', () => {
     const exp = await node(['export', 'Well', '--db', db, '--query', '{"pwi":{"in":["A1","A5"]}}']);
     expect(exp.code).toBe(0);
     expect(exp.stdout.trim().split('\n').map((l) => JSON.parse(l).pwi)).toEqual(['A1', 'A5']);
-    const abort = await node(['import', 'Well', file, '--db', join(dir, 'abort.db'), '--abort-on-error']);
+    const abort = await node(['import', 'Well', file, '--db', join(dir, 'abort.db'), '--create', '--abort-on-error']);
     expect(abort.code).toBe(1);
     expect(abort.stderr).toMatch(/line 3: malformed JSON/);
     const bad = await node(['export', 'Well', '--db', db, '--query', '{oops']);
@@ -197,23 +198,106 @@ describe('the built CLI', () => {
     expect(bad.stderr).toMatch(/--query: malformed JSON/);
   });
 
-  it('serve prints its URL, answers, and shuts down on SIGTERM', async () => {
+  it('with stderr not a terminal, bad lines stream in line order without a bar, then the summary', async () => {
+    const file = join(dir, 'order.ndjson');
+    writeFileSync(file, NDJSON);
+    const r = await node(['import', 'Well', file, '--db', join(dir, 'order.db'), '--create', '--batch', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toMatch(/\x1b|importing/);
+    expect(r.stderr.trim().split('\n').map((l) => l.replace(/: .*/, ''))).toEqual(['line 3', 'line 4', 'line 6', 'line 7', 'consolidata import done']);
+  });
+
+  it('import and export on a database file that does not exist exit 1 and create nothing; import --create makes it', async () => {
+    const empty = mkdtempSync(join(dir, 'missing-'));
+    const file = join(dir, 'one.ndjson');
+    writeFileSync(file, '{"pwi":"M1"}\n');
+    const imp = await node(['import', 'Well', file, '--db', 'nope.db'], empty);
+    expect(imp.code).toBe(1);
+    expect(imp.stderr).toBe('consolidata: nope.db: no such database file (pass --create to create it)\n');
+    const exp = await node(['export', 'Well', '--db', 'nope.db'], empty);
+    expect(exp.code).toBe(1);
+    expect(exp.stderr).toBe('consolidata: nope.db: no such database file (check --db)\n');
+    expect(exp.stdout).toBe('');
+    expect(readdirSync(empty)).toEqual([]);
+    const created = await node(['import', 'Well', file, '--db', 'new.db', '--create'], empty);
+    expect(created.code).toBe(0);
+    expect((await node(['export', 'Well', '--db', 'new.db'], empty)).stdout).toMatch(/"pwi":"M1"/);
+  });
+
+  it('import --upsert twice leaves the same documents (exit 0); a plain import of the same file skips them as duplicates (exit 2)', async () => {
+    const file = join(dir, 'ids.ndjson');
+    writeFileSync(file, ['{"id":"w-1","pwi":"W1"}', '{"id":"w-2","pwi":"W2"}', '{"id":"w-3","pwi":"W3"}'].join('\n'));
+    const db = join(dir, 'upsert.db');
+    for (const create of [['--create'], []]) {
+      const r = await node(['import', 'Well', file, '--db', db, '--upsert', ...create]);
+      expect(r.code).toBe(0);
+      expect(r.stderr).toBe('consolidata import done: 3 imported, 0 skipped, 3 read\n');
+    }
+    const again = await node(['import', 'Well', file, '--db', db]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/^line 1: a Well with .* already exists\nline 2: .*\nline 3: .*\nconsolidata import done: 0 imported, 3 skipped, 3 read\n$/);
+    const exp = await node(['export', 'Well', '--db', db]);
+    expect(exp.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['w-1', 'w-2', 'w-3']);
+  });
+
+  it('import stops on SIGINT after the batch in flight, prints what was committed and exits 130', async () => {
+    const file = join(dir, 'big.ndjson');
+    const total = 100_000;
+    writeFileSync(file, Array.from({ length: total }, (_, i) => `{"pwi":"S${i}","basinName":"Permian","fracStages":${i % 40}}`).join('\n'));
+    const db = join(dir, 'sigint.db');
+    const probe = DataStore.open(db);
+    try {
+      const child = spawn(process.execPath, [cli.path, 'import', 'Well', file, '--db', db, '--batch', '200'], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      // Some batches are in: interrupt.
+      const deadline = Date.now() + 20_000;
+      while ((await probe.query('Well', {}, { limit: 1 })).total < 1000) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`no batch committed in time; stderr: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      const m = /consolidata import interrupted: (\d+) imported, 0 skipped, (\d+) read\n$/.exec(stderr);
+      expect(m, stderr).not.toBeNull();
+      const imported = Number(m![1]);
+      expect(Number(m![2])).toBe(imported);
+      expect(imported).toBeGreaterThanOrEqual(1000);
+      expect(imported).toBeLessThan(total);
+      expect((await probe.query('Well', {}, { limit: 1 })).total).toBe(imported);
+    } finally {
+      probe.close();
+    }
+  });
+
+  it('serve creates a missing file, prints its URL, answers, and shuts down on SIGTERM', async () => {
     const db = join(dir, 'serve.db');
-    const child = spawn('node', [cli, 'serve', '--db', db, '--port', '0'], { cwd: dir });
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /at (http:\/\/127\.0\.0\.1:\d+\/api)/.exec(out);
-        if (m) resolveUrl(m[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited early with ${code}`)));
-    });
-    const res = await fetch(`${url}/data/types`);
+    expect(existsSync(db)).toBe(false);
+    const served = await startServe(cli.path, ['--db', db, '--port', '0'], dir);
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api$/);
+    expect(existsSync(db)).toBe(true);
+    const res = await fetch(`${served.url}/data/types`);
     expect(res.status).toBe(200);
     expect((await res.json()).data).toContain('Well');
-    const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
+    expect(await served.stop()).toBe(0);
+  });
+
+  it('serve --sample loads the sample once and says how many documents, as the README does', async () => {
+    const db = join(dir, 'sample.db');
+    const { wells, daily } = sampleData();
+    const first = await startServe(cli.path, ['--db', db, '--port', '0', '--sample'], dir);
+    expect(await first.stop()).toBe(0);
+    const summary = sampleSummary([{ type: 'Well', count: wells.length }, { type: 'DailyProduction', count: daily.length }]);
+    expect(summary).toBe('87,840 sample documents (240 Well, 87,600 DailyProduction)');
+    expect(first.output()).toContain(`loaded ${summary} into ${db}\n`);
+    const second = await startServe(cli.path, ['--db', db, '--port', '0', '--sample'], dir);
+    const total = async (type: string) => {
+      const res = await fetch(`${second.url}/data/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type, options: { limit: 1 } }) });
+      return ((await res.json()) as { total: number }).total;
+    };
+    expect([await total('Well'), await total('DailyProduction')]).toEqual([wells.length, daily.length]);
+    expect(await second.stop()).toBe(0);
+    expect(second.output()).not.toMatch(/loaded/);
   });
 });

@@ -1,0 +1,146 @@
+/** The `import` and `export` commands as functions: arguments in, messages on `stderr`, an exit code out. */
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import { MultiBar, Presets } from 'cli-progress';
+import { DynamicStore } from '../dynamic.js';
+import { runExport } from './export.js';
+import { importExitCode, importSummaryText, runImport, type TextSink } from './import.js';
+
+/** A stream messages go to; a bar is drawn on it only when it says it is a terminal. */
+export type MessageStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+/**
+ * Opens an existing database file; answers an error message when there is none (nothing is created) or it
+ * cannot be opened. `serve` creates missing files; `import` only with `--create`, `export` never.
+ */
+export function openStore(db: string, options: { create?: boolean; hint?: string } = {}): DynamicStore | string {
+  if (!options.create && !existsSync(db)) return `${db}: no such database file${options.hint ? ` (${options.hint})` : ''}`;
+  try {
+    return DynamicStore.open(db);
+  } catch (e) {
+    return `${db}: ${(e as Error).message}`;
+  }
+}
+
+export interface ImportCommand {
+  type: string;
+  /** A path, or "-" for `stdin`. */
+  file: string;
+  db: string;
+  batch?: number;
+  abortOnError?: boolean;
+  upsert?: boolean;
+  /** Create the database file when it does not exist (default: refuse). */
+  create?: boolean;
+  /** Where bad lines, the progress bar (when it is a TTY) and the summary go. */
+  stderr: MessageStream;
+  stdin?: Readable;
+  /** Aborted on Ctrl-C: the lines already read are written, the summary says `interrupted`, exit 130. */
+  signal?: AbortSignal;
+}
+
+/**
+ * `consolidata import`: answers the exit code (0 all imported, 2 some lines skipped, 1 failed or aborted, 130 interrupted).
+ * On a terminal a progress bar is drawn and bad lines are printed above it through the bar's log, each on its
+ * own line and in line order; elsewhere there is no bar and they stream as they come.
+ * @example process.exitCode = await importCommand({ type: 'Well', file: 'wells.ndjson', db: 'wells.db', stderr: process.stderr });
+ */
+export async function importCommand(o: ImportCommand): Promise<number> {
+  const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
+  let size = 0;
+  try {
+    if (o.file !== '-') size = statSync(o.file).size;
+  } catch (e) {
+    say(`${o.file}: ${(e as Error).message}`);
+    return 1;
+  }
+  const store = openStore(o.db, { create: o.create, hint: 'pass --create to create it' });
+  if (typeof store === 'string') {
+    say(store);
+    return 1;
+  }
+  let bars: MultiBar | undefined;
+  try {
+    const schema = await store.schema(o.type);
+    if (!schema.success) {
+      say(schema.message);
+      return 1;
+    }
+    if (o.stderr.isTTY === true && size > 0) {
+      bars = new MultiBar(
+        { stream: o.stderr, format: 'importing {bar} {percentage}% | {value}/{total} bytes', gracefulExit: false },
+        Presets.shades_classic,
+      );
+    }
+    const bar = bars?.create(size, 0);
+    // With a bar, lines are logged through it: it clears its own line, prints them, and redraws itself below.
+    const errors: TextSink = bars ? { write: (text: string) => bars!.log(text) } : o.stderr;
+    const onAbort = () => errors.write('consolidata: interrupted: writing the lines already read, then stopping (Ctrl-C again quits at once)\n');
+    o.signal?.addEventListener('abort', onAbort, { once: true });
+    const input = o.file === '-' ? (o.stdin ?? process.stdin) : createReadStream(o.file);
+    try {
+      const summary = await runImport({
+        store,
+        type: o.type,
+        input,
+        errors,
+        batch: o.batch,
+        abortOnError: o.abortOnError,
+        upsert: o.upsert,
+        signal: o.signal,
+        onProgress: (n) => bar?.update(n),
+      });
+      stopBars(bars);
+      bars = undefined;
+      o.stderr.write(`consolidata import ${importSummaryText(summary)}\n`);
+      return importExitCode(summary);
+    } finally {
+      o.signal?.removeEventListener('abort', onAbort);
+    }
+  } catch (e) {
+    stopBars(bars);
+    say((e as Error).message);
+    return 1;
+  } finally {
+    store.close();
+  }
+}
+
+/** Prints what the bar still holds in its log, draws it one last time and ends its line. */
+function stopBars(bars: MultiBar | undefined): void {
+  if (!bars) return;
+  bars.update();
+  bars.stop();
+}
+
+export interface ExportCommand {
+  type: string;
+  db: string;
+  query?: unknown;
+  stdout: Writable;
+  stderr: MessageStream;
+}
+
+/**
+ * `consolidata export`: the matching documents as NDJSON on `stdout`; answers the exit code (0, or 1 failed).
+ * @example process.exitCode = await exportCommand({ type: 'Well', db: 'wells.db', stdout: process.stdout, stderr: process.stderr });
+ */
+export async function exportCommand(o: ExportCommand): Promise<number> {
+  const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
+  const store = openStore(o.db, { hint: 'check --db' });
+  if (typeof store === 'string') {
+    say(store);
+    return 1;
+  }
+  try {
+    const { exported, failure } = await runExport({ store, type: o.type, query: o.query, output: o.stdout });
+    if (failure) {
+      say(failure.message);
+      return 1;
+    }
+    o.stderr.write(`consolidata export: ${exported} documents\n`);
+    return 0;
+  } finally {
+    store.close();
+  }
+}

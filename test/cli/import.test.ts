@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataStore } from '../../src/index.js';
+import { importCommand } from '../../src/cli/commands.js';
+import { importExitCode, runImport } from '../../src/cli/import.js';
+import { FakeTty, screen } from './terminal.js';
+
+class Collect extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: string, done: () => void) {
+    this.text += chunk.toString('utf8');
+    done();
+  }
+}
+
+const ndjson = (docs: unknown[]) => docs.map((d) => JSON.stringify(d)).join('\n') + '\n';
+
+describe('import --upsert', () => {
+  const docs = [
+    { id: 'u-1', pwi: 'U1', basinName: 'Permian' },
+    { id: 'u-2', pwi: 'U2' },
+    { id: 'u-3', pwi: 'U3', fracStages: 12 },
+  ];
+
+  it('replaces by id: importing the same file twice leaves the same documents, exit 0 both times', async () => {
+    const store = DataStore.open();
+    for (let run = 0; run < 2; run++) {
+      const errors = new Collect();
+      const summary = await runImport({ store, type: 'Well', input: Readable.from([ndjson(docs)]), errors, batch: 2, upsert: true });
+      expect(summary).toEqual({ read: 3, imported: 3, skipped: 0, aborted: false, interrupted: false });
+      expect(importExitCode(summary)).toBe(0);
+      expect(errors.text).toBe('');
+    }
+    const all = await store.query('Well', {});
+    expect(all.data.map((d) => d.id)).toEqual(['u-1', 'u-2', 'u-3']);
+    // A replaced document takes the file's content whole.
+    await runImport({ store, type: 'Well', input: Readable.from([ndjson([{ id: 'u-1', pwi: 'U1', basinName: 'Delaware' }])]), errors: new Collect(), upsert: true });
+    expect((await store.query('Well', { id: 'u-1' })).data[0]).toMatchObject({ pwi: 'U1', basinName: 'Delaware' });
+    store.close();
+  });
+
+  it('without --upsert the second run skips every line as a duplicate key (DUPLICATE_KEY) and exits 2', async () => {
+    const store = DataStore.open();
+    await runImport({ store, type: 'Well', input: Readable.from([ndjson(docs)]), errors: new Collect() });
+    const errors = new Collect();
+    const summary = await runImport({ store, type: 'Well', input: Readable.from([ndjson(docs)]), errors });
+    expect(summary).toEqual({ read: 3, imported: 0, skipped: 3, aborted: false, interrupted: false });
+    expect(importExitCode(summary)).toBe(2);
+    const lines = errors.text.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    lines.forEach((l, i) => expect(l).toMatch(new RegExp(`^line ${i + 1}: a Well with .+ already exists$`)));
+    expect((await store.query('Well', {})).total).toBe(3);
+    store.close();
+  });
+
+  it('documents without id are inserted, so their unique keys collide on a second run (reported in line order, exit 2)', async () => {
+    const store = DataStore.open();
+    const noIds = [{ pwi: 'N1' }, { pwi: 'N2', fracStages: 'x' }, { pwi: 'N3' }, { pwi: 'N4' }];
+    const first = await runImport({ store, type: 'Well', input: Readable.from([ndjson(noIds)]), errors: new Collect(), batch: 10, upsert: true });
+    expect(first).toMatchObject({ imported: 3, skipped: 1 });
+    const errors = new Collect();
+    const second = await runImport({ store, type: 'Well', input: Readable.from([ndjson(noIds)]), errors, batch: 10, upsert: true });
+    expect(second).toEqual({ read: 4, imported: 0, skipped: 4, aborted: false, interrupted: false });
+    expect(importExitCode(second)).toBe(2);
+    expect(errors.text.trim().split('\n').map((l) => l.replace(/: .*/, ''))).toEqual(['line 2', 'line 1', 'line 3', 'line 4']);
+    expect(errors.text).toMatch(/^line 2: fracStages/);
+    expect(errors.text).toMatch(/line 1: a Well with pwi "N1" already exists/);
+    expect((await store.query('Well', {})).total).toBe(3);
+    store.close();
+  });
+
+  it('with --abort-on-error the first bad line stops the run and its batch is not written (exit 1)', async () => {
+    const store = DataStore.open();
+    await store.insert('Well', [{ id: 'x-0', pwi: 'TAKEN' }]);
+    const input = ndjson([{ id: 'a-1', pwi: 'A1' }, { id: 'a-2', pwi: 'A2' }, { id: 'a-3', pwi: 'A3' }, { id: 'a-4', pwi: 'TAKEN' }, { id: 'a-5', pwi: 'A5' }]);
+    const errors = new Collect();
+    const summary = await runImport({ store, type: 'Well', input: Readable.from([input]), errors, batch: 2, upsert: true, abortOnError: true });
+    expect(summary).toMatchObject({ aborted: true, imported: 2 });
+    expect(importExitCode(summary)).toBe(1);
+    expect(errors.text).toMatch(/^line 4: a Well with pwi "TAKEN" already exists\n$/);
+    expect((await store.query('Well', {})).data.map((d) => d.id)).toEqual(['x-0', 'a-1', 'a-2']);
+    store.close();
+  });
+});
+
+describe('import interrupted (Ctrl-C)', () => {
+  it('stops reading once the signal is aborted, writes what was read and says so (exit 130)', async () => {
+    const store = DataStore.open();
+    const lines = Array.from({ length: 5000 }, (_, i) => ({ pwi: `I${i}` }));
+    const interrupt = new AbortController();
+    let batches = 0;
+    const summary = await runImport({
+      store,
+      type: 'Well',
+      input: Readable.from(ndjson(lines).match(/[^]{1,4096}/g)!),
+      errors: new Collect(),
+      batch: 100,
+      signal: interrupt.signal,
+      onProgress: () => {
+        if (++batches === 3) interrupt.abort();
+      },
+    });
+    expect(summary.interrupted).toBe(true);
+    expect(importExitCode(summary)).toBe(130);
+    expect(summary.imported).toBe(300);
+    expect(summary.read).toBe(300);
+    expect((await store.query('Well', {})).total).toBe(300);
+    store.close();
+  });
+});
+
+describe('import on a terminal', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'consolidata-tty-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('prints bad lines above the progress bar, each on its own line, in line order; the summary comes last', async () => {
+    const db = join(dir, 'tty.db');
+    DataStore.open(db).close();
+    // Enough batches that the bar redraws between bad lines.
+    const text: string[] = [];
+    const expected: string[] = [];
+    for (let i = 1; i <= 20_000; i++) {
+      if (i % 2500 === 0) {
+        text.push(`{"pwi":"T${i}"`);
+        expected.push(`line ${i}: malformed JSON`);
+      } else if (i % 2500 === 1250) {
+        text.push(`{"pwi":"T${i}","fracStages":"x"}`);
+        expected.push(`line ${i}: fracStages: expected an integer`);
+      } else text.push(`{"pwi":"T${i}"}`);
+    }
+    const file = join(dir, 'tty.ndjson');
+    writeFileSync(file, text.join('\n'));
+    const tty = new FakeTty();
+    const code = await importCommand({ type: 'Well', file, db, batch: 250, stderr: tty });
+    expect(code).toBe(2);
+    const shown = screen(tty.text);
+    // The bar was drawn (this is the terminal path) and redrawn as the import went.
+    expect(tty.text.split('importing ').length - 1).toBeGreaterThan(1);
+    const bad = shown.filter((l) => /line \d+:/.test(l));
+    expect(bad).toHaveLength(expected.length);
+    // Each on its own line: starting with "line N:", no bar before or after it.
+    bad.forEach((l, i) => {
+      expect(l.startsWith(expected[i]!), `screen line ${JSON.stringify(l)} should start with ${JSON.stringify(expected[i])}`).toBe(true);
+      expect(l).not.toMatch(/importing|█|░/);
+    });
+    const first = shown.indexOf(bad[0]!);
+    expect(shown.slice(first, first + bad.length)).toEqual(bad);
+    expect(shown.at(-2)).toMatch(/^importing .* 100% \| (\d+)\/\1 bytes$/);
+    expect(shown.at(-1)).toBe('consolidata import done: 19984 imported, 16 skipped, 20000 read');
+  });
+
+  it('without a terminal there is no bar: bad lines stream as they come, then the summary', async () => {
+    const db = join(dir, 'plain.db');
+    DataStore.open(db).close();
+    const file = join(dir, 'plain.ndjson');
+    writeFileSync(file, ['{"pwi":"P1"}', '{oops', '{"pwi":"P1"}', '7', '{"pwi":"P2"}'].join('\n'));
+    const out = new Collect();
+    const code = await importCommand({ type: 'Well', file, db, batch: 1, stderr: out });
+    expect(code).toBe(2);
+    expect(out.text).not.toMatch(/\x1b|importing/);
+    expect(out.text.trim().split('\n').map((l) => l.replace(/^(line \d+|consolidata import done): .*/, '$1'))).toEqual([
+      'line 2',
+      'line 3',
+      'line 4',
+      'consolidata import done',
+    ]);
+  });
+});
