@@ -85,10 +85,7 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
     res.on('error', () => undefined);
     router
       .handle({ method: req.method ?? 'GET', path: url.pathname, searchParams: url.searchParams, headers: toHeaders(req), readBody })
-      .catch((e: unknown) => {
-        options.onError?.(e);
-        return router.failWith('INTERNAL', 'internal error');
-      })
+      .catch((e: unknown) => router.internal(e))
       .then((out) => {
         if (res.headersSent || res.destroyed) return;
         const text = JSON.stringify(out.envelope);

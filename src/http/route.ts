@@ -267,12 +267,23 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
           ? failWith('PAYLOAD_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`, { connection: 'close' })
           : failWith('INVALID_REQUEST', `request body: ${e.message}`);
       }
-      options.onError?.(e);
-      return failWith('INTERNAL', 'internal error');
+      return internal(e);
     }
   }
 
-  return { basePath, maxBodyBytes, subPath, handle, failWith };
+  /** An unexpected error: its cause goes to onError with a request id; the answer carries only that id. */
+  function internal(e: unknown): CoreResponse {
+    // Web Crypto, not node:crypto: the routing core also runs under the Fetch bridge (Bun, Deno, workers).
+    const requestId = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+    try {
+      options.onError?.(e, requestId);
+    } catch {
+      // A throwing hook must not take the answer down with it.
+    }
+    return respond(fail([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]));
+  }
+
+  return { basePath, maxBodyBytes, subPath, handle, failWith, internal };
 }
 
 export type Router = ReturnType<typeof createRouter>;

@@ -49,8 +49,8 @@ export interface HttpOptions {
   alwaysOk?: boolean;
   /** Authentication hook; without it the API is open. See `basicAuth`, `bearerAuth`. */
   authenticate?: Authenticate;
-  /** Called with every unexpected error (answered 500 without details); default: none. */
-  onError?: (error: unknown) => void;
+  /** Called with every unexpected error and the request id of its 500 answer (which carries no details); default: none. */
+  onError?: (error: unknown, requestId: string) => void;
 }
 
 /** A request as the routing core sees it; the body is read lazily, only once the route, auth and content type pass. */

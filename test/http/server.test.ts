@@ -181,17 +181,19 @@ describe('body limit while streaming', () => {
 describe('failures inside', () => {
   it('a closed store answers 500 INTERNAL, without a stack, and the server lives on', async () => {
     const s = DataStore.open();
-    const errors: unknown[] = [];
-    const origin = await listen(createNodeHandler(s, { onError: (e) => errors.push(e) }));
+    const errors: [unknown, string][] = [];
+    const origin = await listen(createNodeHandler(s, { onError: (e, id) => errors.push([e, id]) }));
     s.close();
     const res = await fetch(`${origin}/api/data/types`);
     expect(res.status).toBe(500);
     const env = await res.json();
     expect(env.errors[0].code).toBe('INTERNAL');
-    expect(env.message).toBe('internal error');
-    expect(JSON.stringify(env)).not.toMatch(/at .*\.ts/);
+    expect(env.errors[0].requestId).toMatch(/^[0-9a-f]{12}$/);
+    expect(env.message).toBe(`internal error (request ${env.errors[0].requestId})`);
+    expect(JSON.stringify(env)).not.toMatch(/at .*\.ts|closed/);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toBeInstanceOf(TypeError);
+    expect(errors[0]![0]).toBeInstanceOf(TypeError);
+    expect(errors[0]![1]).toBe(env.errors[0].requestId);
     expect((await fetch(`${origin}/api/nope`)).status).toBe(404);
   });
 
