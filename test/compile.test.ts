@@ -8,22 +8,22 @@ const T = '"docs_Well"';
 const x = (f: string) => `json_extract(doc, '$."${f}"')`;
 
 describe('compileSelect, as explain shows it', () => {
-  it('an equality on an indexed field reads the index directly, in insertion order', () => {
-    const q = store.dynamic.explain('Well', { pwi: 'W1' });
+  it('an equality on an indexed field reads the index directly, in insertion order', async () => {
+    const q = await store.dynamic.explain('Well', { pwi: 'W1' });
     expect(q.sql).toBe(`SELECT json(doc) FROM ${T} WHERE ${x('pwi')} = ? ORDER BY rowid`);
     expect(q.params).toEqual(['W1']);
     expect(q.paged).toBe(false);
     expect(q.plan.join('\n')).toMatch(/SEARCH docs_Well USING INDEX ux\._well\.pwi/);
   });
 
-  it('other filters find rowids first, then read documents in rowid order', () => {
-    const q = store.dynamic.explain('Well', { basinName: 'Permian', fracStages: { gte: 3 } });
+  it('other filters find rowids first, then read documents in rowid order', async () => {
+    const q = await store.dynamic.explain('Well', { basinName: 'Permian', fracStages: { gte: 3 } });
     expect(q.sql).toBe(`SELECT json(doc) FROM ${T} WHERE rowid IN (SELECT rowid FROM ${T} WHERE ${x('basinName')} = ? AND ${x('fracStages')} >= ?) ORDER BY rowid`);
     expect(q.params).toEqual(['Permian', 3]);
   });
 
-  it('sorted and paged: ORDER BY the field then rowid, LIMIT/OFFSET bound, and a count statement for total', () => {
-    const q = store.dynamic.explain('Well', { fracStages: { gt: 3 } }, { sortBy: 'fracStages', sortOrder: -1, limit: 10, skip: 5 });
+  it('sorted and paged: ORDER BY the field then rowid, LIMIT/OFFSET bound, and a count statement for total', async () => {
+    const q = await store.dynamic.explain('Well', { fracStages: { gt: 3 } }, { sortBy: 'fracStages', sortOrder: -1, limit: 10, skip: 5 });
     expect(q.sql).toBe(`SELECT json(doc) FROM ${T} WHERE ${x('fracStages')} > ? ORDER BY ${x('fracStages')} DESC, rowid ASC LIMIT ? OFFSET ?`);
     expect(q.params).toEqual([3, 10, 5]);
     expect(q.paged).toBe(true);
@@ -31,20 +31,20 @@ describe('compileSelect, as explain shows it', () => {
     expect(q.countParams).toEqual([3]);
   });
 
-  it('null on a typed field is IS NULL; ne is NULL-safe IS NOT; booleans bind as 1/0', () => {
-    expect(store.dynamic.explain('Well', { fracStages: null }).sql).toContain(`${x('fracStages')} IS NULL`);
-    const ne = store.dynamic.explain('Well', { basinName: { ne: 'Bakken' }, isVirtual: true });
+  it('null on a typed field is IS NULL; ne is NULL-safe IS NOT; booleans bind as 1/0', async () => {
+    expect((await store.dynamic.explain('Well', { fracStages: null })).sql).toContain(`${x('fracStages')} IS NULL`);
+    const ne = await store.dynamic.explain('Well', { basinName: { ne: 'Bakken' }, isVirtual: true });
     expect(ne.sql).toContain(`${x('basinName')} IS NOT ? AND ${x('isVirtual')} = ?`);
     expect(ne.params).toEqual(['Bakken', 1]);
   });
 
-  it('lt/gt null compile to nothing-matches; lte/gte null to IS NULL', () => {
-    expect(store.dynamic.explain('Well', { fracStages: { gt: null } }).sql).toContain('WHERE 0');
-    expect(store.dynamic.explain('Well', { fracStages: { lte: null } }).sql).toContain(`${x('fracStages')} IS NULL`);
+  it('lt/gt null compile to nothing-matches; lte/gte null to IS NULL', async () => {
+    expect((await store.dynamic.explain('Well', { fracStages: { gt: null } })).sql).toContain('WHERE 0');
+    expect((await store.dynamic.explain('Well', { fracStages: { lte: null } })).sql).toContain(`${x('fracStages')} IS NULL`);
   });
 
-  it('bounds: an R*Tree prefilter widened past float32, then the exact test on the stored doubles', () => {
-    const q = store.dynamic.explain('Well', { surfaceLoc: { bounds: [-102, 31, -101, 32] } });
+  it('bounds: an R*Tree prefilter widened past float32, then the exact test on the stored doubles', async () => {
+    const q = await store.dynamic.explain('Well', { surfaceLoc: { bounds: [-102, 31, -101, 32] } });
     expect(q.sql).toContain(`"docs_Well".rowid IN (SELECT id FROM "rtree._well.surface_loc" WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?)`);
     expect(q.sql).toContain(`json_extract(doc, '$."surfaceLoc"."coordinates"[0]') BETWEEN ? AND ?`);
     const [maxX, minX, maxY, minY, ...exact] = q.params as number[];
@@ -55,13 +55,8 @@ describe('compileSelect, as explain shows it', () => {
     expect(exact).toEqual([-102, -101, 31, 32]);
   });
 
-  it('an invalid query throws the DataStoreError of the envelope a query would answer', () => {
-    let error: unknown;
-    try {
-      store.dynamic.explain('Well', { fracStages: { gt: 'x' } });
-    } catch (e) {
-      error = e;
-    }
+  it('an invalid query throws the DataStoreError of the envelope a query would answer', async () => {
+    const error = await store.dynamic.explain('Well', { fracStages: { gt: 'x' } }).catch((e: unknown) => e);
     expect(DataStoreError.is(error)).toBe(true);
     expect((error as DataStoreError).code).toBe('INVALID_QUERY');
   });

@@ -37,8 +37,8 @@ interface PlanRow {
 }
 
 /** The statements the store runs for a query (page and count), from the store itself, and their query plans. */
-function plans(query: unknown, options?: unknown): { page: PlanRow[]; count: PlanRow[]; params: unknown[] } {
-  const x = store.dynamic.explain('Well', query, options);
+async function plans(query: unknown, options?: unknown): Promise<{ page: PlanRow[]; count: PlanRow[]; params: unknown[] }> {
+  const x = await store.dynamic.explain('Well', query, options);
   const page = store.database.prepare(`EXPLAIN QUERY PLAN ${x.sql}`).all(...x.params) as PlanRow[];
   const count = store.database.prepare(`EXPLAIN QUERY PLAN ${x.countSql}`).all(...x.countParams) as PlanRow[];
   expect(page.map((r) => r.detail)).toEqual(x.plan);
@@ -60,16 +60,16 @@ function expectDocsByRowid(rows: PlanRow[]): void {
 }
 
 describe('EXPLAIN QUERY PLAN of geo queries', () => {
-  it('bounds: the R*Tree of surfaceLoc is used, documents are fetched by rowid', () => {
-    const { page, count } = plans({ surfaceLoc: { bounds: [-102, 31, -101, 32] } });
+  it('bounds: the R*Tree of surfaceLoc is used, documents are fetched by rowid', async () => {
+    const { page, count } = await plans({ surfaceLoc: { bounds: [-102, 31, -101, 32] } });
     expectRtree(page);
     expectDocsByRowid(page);
     expectRtree(count);
     expectDocsByRowid(count);
   });
 
-  it('bounds with the corners given in the other order', () => {
-    const { page, params } = plans({ surfaceLoc: { bounds: [-101, 32, -102, 31] } });
+  it('bounds with the corners given in the other order', async () => {
+    const { page, params } = await plans({ surfaceLoc: { bounds: [-101, 32, -102, 31] } });
     expectRtree(page);
     expectDocsByRowid(page);
     // The R*Tree constraints (maxX, minX, maxY, minY) cover the normalised box (possibly widened outward);
@@ -82,17 +82,17 @@ describe('EXPLAIN QUERY PLAN of geo queries', () => {
     expect(params.slice(4, 8)).toEqual([-102, -101, 31, 32]);
   });
 
-  it('polygon (with a hole, as GeoJSON too): the R*Tree is used as the prefilter', () => {
+  it('polygon (with a hole, as GeoJSON too): the R*Tree is used as the prefilter', async () => {
     for (const polygon of [[SQUARE, HOLE], { type: 'Polygon', coordinates: [SQUARE, HOLE] }]) {
-      const { page, count } = plans({ surfaceLoc: { polygon } });
+      const { page, count } = await plans({ surfaceLoc: { polygon } });
       expectRtree(page);
       expectDocsByRowid(page);
       expectRtree(count);
     }
   });
 
-  it('bounds combined with other conditions, a sort and a page', () => {
-    const { page, count } = plans(
+  it('bounds combined with other conditions, a sort and a page', async () => {
+    const { page, count } = await plans(
       { surfaceLoc: { bounds: [-102, 31, -101, 32] }, basinName: 'Permian', fracStages: { gt: 10 } },
       { sortBy: 'fracStages', sortOrder: -1, limit: 10, skip: 5 },
     );
@@ -102,26 +102,26 @@ describe('EXPLAIN QUERY PLAN of geo queries', () => {
     expectDocsByRowid(count);
   });
 
-  it('the other GeoPoint fields use their own R*Tree', () => {
-    expectRtree(plans({ midPointLoc: { bounds: [-102, 31, -101, 32] } }).page, 'midPointLoc');
-    expectRtree(plans({ bottomHoleLoc: { polygon: [SQUARE] } }).page, 'bottomHoleLoc');
+  it('the other GeoPoint fields use their own R*Tree', async () => {
+    expectRtree((await plans({ midPointLoc: { bounds: [-102, 31, -101, 32] } })).page, 'midPointLoc');
+    expectRtree((await plans({ bottomHoleLoc: { polygon: [SQUARE] } })).page, 'bottomHoleLoc');
   });
 
-  it('two geo conditions on two fields mention both trees', () => {
-    const { page } = plans({ surfaceLoc: { bounds: [-102, 31, -101, 32] }, midPointLoc: { polygon: [SQUARE] } });
+  it('two geo conditions on two fields mention both trees', async () => {
+    const { page } = await plans({ surfaceLoc: { bounds: [-102, 31, -101, 32] }, midPointLoc: { polygon: [SQUARE] } });
     expectRtree(page, 'surfaceLoc');
     expectRtree(page, 'midPointLoc');
   });
 
-  it('a bounds query on a non-GeoPoint field (ignored) does not touch any R*Tree', () => {
-    const { page } = plans({ pwi: { bounds: [-102, 31, -101, 32] } });
+  it('a bounds query on a non-GeoPoint field (ignored) does not touch any R*Tree', async () => {
+    const { page } = await plans({ pwi: { bounds: [-102, 31, -101, 32] } });
     expect(details(page).join('\n')).not.toMatch(/rtree\./);
   });
 
   it('the plan is the one the store runs: the same SQL answers like store.query', async () => {
     const query = { surfaceLoc: { bounds: [-102, 31, -101, 32] }, basinName: 'Permian' };
     const options = { sortBy: 'fracStages', sortOrder: 1, limit: 7, skip: 2 };
-    const x = store.dynamic.explain('Well', query, options);
+    const x = await store.dynamic.explain('Well', query, options);
     const direct = (store.database.prepare(x.sql).pluck().all(...x.params) as string[]).map((d) => JSON.parse(d).pwi);
     const viaStore = await store.dynamic.query('Well', query, options);
     expect(viaStore.success, viaStore.message).toBe(true);

@@ -21,10 +21,13 @@ function importsOf(file: string): string[] {
 const ALLOWED: Record<string, readonly string[]> = {
   limits: [],
   envelope: [],
+  ids: [],
   geo: [],
   catalogue: ['geo', 'limits', 'envelope'],
+  settings: ['catalogue', 'ids'],
   query: ['catalogue', 'geo', 'limits', 'envelope'],
-  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query'],
+  backend: ['catalogue', 'envelope', 'query'],
+  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings'],
 };
 
 const layerOf = (module: string) => module.split('/')[0]!;

@@ -2,13 +2,12 @@
 import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { fieldExpr } from './compile.js';
+import type { IndexSpec } from '../settings.js';
 import { NotAStoreError, type Db } from './connection.js';
 import { docsTable, ident, indexName, rtreeTable, rtreeTrigger } from './names.js';
 
-export interface IndexSpec {
-  fields: readonly string[];
-  unique?: boolean;
-}
+
+export type { IndexSpec } from '../settings.js';
 
 export interface SchemaOptions {
   /** Unique keys per type (field lists); `id` is always unique. */

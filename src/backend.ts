@@ -1,0 +1,80 @@
+/**
+ * The backend seam: what a database must do for the store. The façade (`DynamicStore`, dynamic.ts) resolves
+ * types, parses and checks queries, validates and stamps documents, and builds every envelope; a backend turns a
+ * checked plan into its dialect's SQL and runs each operation as one transaction (kysely's dialect + driver idea).
+ * SQLite (src/sqlite/backend.ts) answers synchronously; a server database answers with promises.
+ */
+import type { TypeInfo } from './catalogue/index.js';
+import type { EnvelopeError } from './envelope.js';
+import type { QueryPlan, Step } from './query/ast.js';
+
+export type MaybePromise<T> = T | Promise<T>;
+export type StoredDoc = Record<string, unknown>;
+
+/** One field an update sets: a checked path (no array indexes) and its checked value. */
+export interface FieldSet {
+  readonly steps: readonly Step[];
+  readonly value: unknown;
+}
+
+/** What an insert did: the ids written, and one DUPLICATE_KEY error per document that collided. */
+export interface InsertResult {
+  insertedIds: string[];
+  errors: EnvelopeError[];
+  /** True when nothing was written because the request was atomic and something collided. */
+  rolledBack: boolean;
+}
+
+/** The statement a query runs, as `explain` shows it. */
+export interface Explained {
+  readonly sql: string;
+  readonly params: unknown[];
+  readonly countSql: string;
+  readonly countParams: unknown[];
+  readonly paged: boolean;
+  /** The database's query plan, one line a step. */
+  readonly plan: string[];
+}
+
+export interface Backend {
+  /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
+  query(info: TypeInfo, plan: QueryPlan): MaybePromise<{ data: StoredDoc[]; total: number }>;
+  /** Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back when atomic. */
+  insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): MaybePromise<InsertResult>;
+  /** Atomic inserts of several types in one transaction: any collision rolls back every part. */
+  insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): MaybePromise<InsertResult[]>;
+  /**
+   * Replaces documents by id, or inserts those whose id is new, in one transaction; `stamp` sets the base fields,
+   * seeing the replaced document's createdAt/createdBy. Any collision throws a RequestError and writes nothing.
+   */
+  replace(
+    info: TypeInfo,
+    docs: readonly StoredDoc[],
+    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+  ): MaybePromise<{ insertedIds: string[]; replaced: number }>;
+  /** Sets fields and stamps on every match; the count of matches. A collision or a non-object parent throws a RequestError. */
+  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): MaybePromise<number>;
+  /** Deletes every match (the façade refuses an empty plan); the count. */
+  delete(info: TypeInfo, plan: QueryPlan): MaybePromise<number>;
+  /** The statements a query would run and the database's plan for them. */
+  explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained>;
+  close(): MaybePromise<void>;
+}
+
+/** The DUPLICATE_KEY error of a document that collided on the unique key `fields`. */
+export function duplicateError(info: TypeInfo, doc: StoredDoc, index: number, fields: readonly string[]): EnvelopeError {
+  const key: Record<string, unknown> = {};
+  for (const f of fields) key[f] = doc[f];
+  const shown = fields.map((f) => `${f} ${JSON.stringify(doc[f])}`).join(', ');
+  return { code: 'DUPLICATE_KEY', index, key, message: `document ${index}: a ${info.name} with ${shown} already exists` };
+}
+
+/** The message of an update that would make two documents share a unique key. */
+export function updateCollision(info: TypeInfo, fields: readonly string[]): string {
+  return `the update would give two ${info.name} documents the same ${fields.join(', ')}; nothing was updated`;
+}
+
+/** The message of an update whose dotted path meets a non-object parent in document `id`. */
+export function parentNotObject(id: unknown): string {
+  return `body: document ${JSON.stringify(id)} has a non-object value where a dotted path needs an object; nothing was updated`;
+}

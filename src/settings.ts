@@ -1,0 +1,148 @@
+/** The open options every backend takes: validated once, defaults applied, turned into the settings a store runs with. */
+import {
+  catalogueOf,
+  CATALOGUE_VERSION,
+  DEFAULT_INDEXED_FIELDS,
+  DEFAULT_UNIQUE_KEYS,
+  didYouMean,
+  TYPES,
+  type BuiltinCatalogue,
+  type Catalogue,
+  type CatalogueShape,
+} from './catalogue/index.js';
+import { normalizeDate } from './catalogue/dates.js';
+import { describe } from './catalogue/validate.js';
+import { newId, seededIds } from './ids.js';
+
+export interface IndexSpec {
+  fields: readonly string[];
+  unique?: boolean;
+}
+
+export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
+  /** Default actor for createdBy/updatedBy. */
+  userId?: string;
+  /** Unknown top-level fields are errors in documents and queries (default true). */
+  strict?: boolean;
+  /** Extra indexes per type. */
+  indexes?: { [T in keyof NoInfer<C>]?: readonly IndexSpec[] };
+  /** Replaces the default unique keys of the named types. */
+  uniqueKeys?: { [T in keyof NoInfer<C>]?: readonly (readonly string[])[] };
+  /** A catalogue of your own; defaults to the built-in one. */
+  types?: C;
+  /** The `schemaVersion` written on documents (default: the built-in catalogue's version). */
+  schemaVersion?: string;
+  /** How long a write waits for another connection's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+  /** The time of each write (createdAt, updatedAt, modifiedTimestamp); default the system clock. For reproducible tests. */
+  clock?: () => Date | string | number;
+  /** Generated ids: a function returning a fresh non-empty string, or a seed for a deterministic source (see `seededIds`). */
+  ids?: (() => string) | number;
+  /** Called with every unexpected error and the request id its INTERNAL answer carries (the answer says only "internal error"). */
+  onError?: (error: unknown, requestId: string) => void;
+}
+
+export const OPTION_NAMES = ['userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'clock', 'ids', 'onError'];
+
+/** What a store runs with, whatever its backend. */
+export interface Settings {
+  readonly catalogue: Catalogue;
+  readonly strict: boolean;
+  readonly userId: string;
+  /** Unique keys per canonical type name (`id` is unique everywhere besides). */
+  readonly uniqueKeys: Readonly<Record<string, readonly (readonly string[])[]>>;
+  /** Plain indexes per canonical type name. */
+  readonly indexes: Readonly<Record<string, readonly IndexSpec[]>>;
+  /** Per type, the fields that lead an index: an equality on one of them finds few rows. */
+  readonly keyed: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly busyTimeoutMs: number;
+  /** The time of a write, as stored (ISO 8601 UTC). */
+  readonly now: () => string;
+  /** A fresh id for a document that has none. */
+  readonly newId: () => string;
+  readonly onError: ((error: unknown, requestId: string) => void) | undefined;
+}
+
+/**
+ * Validates open options (misuse throws TypeError/RangeError at once, with a typo hint) and applies the defaults.
+ * @example const settings = resolveSettings({ userId: 'etl' }, 'DataStore.open');
+ */
+export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: string, extra: readonly string[] = []): Settings {
+  // validate
+  if (options === null || typeof options !== 'object') throw new TypeError(`${caller}: options must be an object`);
+  const known = [...OPTION_NAMES, ...extra];
+  for (const key of Object.keys(options)) {
+    if (!known.includes(key)) throw new TypeError(`${caller}: unknown option "${key}"${didYouMean(key, known)}`);
+  }
+  const userId = options.userId ?? 'consolidata';
+  if (typeof userId !== 'string' || userId === '') throw new TypeError(`${caller}: userId must be a non-empty string`);
+  const busy = options.busyTimeoutMs ?? 5000;
+  if (typeof busy !== 'number' || !Number.isFinite(busy) || busy < 0) throw new RangeError(`${caller}: busyTimeoutMs must be a non-negative number`);
+  if (options.clock !== undefined && typeof options.clock !== 'function') throw new TypeError(`${caller}: clock must be a function returning a Date, an ISO string or ms since the epoch`);
+  if (options.ids !== undefined && typeof options.ids !== 'function' && !Number.isSafeInteger(options.ids)) {
+    throw new TypeError(`${caller}: ids must be a function returning a string, or an integer seed`);
+  }
+  if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError(`${caller}: onError must be a function`);
+  // apply defaults
+  const catalogue = catalogueOf(options.types ?? TYPES, options.schemaVersion ?? CATALOGUE_VERSION);
+  const uniqueKeys: Record<string, readonly (readonly string[])[]> = { ...DEFAULT_UNIQUE_KEYS };
+  for (const [t, keys] of Object.entries(options.uniqueKeys ?? {})) uniqueKeys[canonical(catalogue, t)] = keys as string[][];
+  const indexes: Record<string, IndexSpec[]> = defaultIndexes(catalogue);
+  for (const [t, specs] of Object.entries(options.indexes ?? {})) {
+    const name = canonical(catalogue, t);
+    indexes[name] = [...(indexes[name] ?? []), ...((specs as IndexSpec[]) ?? [])];
+  }
+  for (const t of Object.keys(uniqueKeys)) if (!catalogue.resolve(t)) delete uniqueKeys[t];
+  // interpret
+  const now = clockOf(options.clock);
+  const ids = options.ids;
+  const keyed = new Map(
+    catalogue.names.map((n) => [n, new Set([...(uniqueKeys[n] ?? []), ...(indexes[n] ?? []).map((i) => i.fields)].map((f) => f[0]!))]),
+  );
+  return {
+    catalogue,
+    strict: options.strict ?? true,
+    userId,
+    uniqueKeys,
+    indexes,
+    keyed,
+    busyTimeoutMs: busy,
+    now,
+    newId: typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId(),
+    onError: options.onError,
+  };
+}
+
+function defaultIndexes(catalogue: Catalogue): Record<string, IndexSpec[]> {
+  const out: Record<string, IndexSpec[]> = {};
+  for (const name of catalogue.names) {
+    const info = catalogue.resolve(name)!;
+    out[name] = DEFAULT_INDEXED_FIELDS.filter((f) => info.fields.has(f)).map((f) => ({ fields: [f] }));
+  }
+  return out;
+}
+
+function canonical(catalogue: Catalogue, type: string): string {
+  const info = catalogue.resolve(type);
+  if (!info) throw new RangeError(`unknown type "${type}" in options${didYouMean(type, catalogue.names)}`);
+  return info.name;
+}
+
+/** The store's clock as ISO strings; a clock that answers something else is a TypeError (INTERNAL for the request). */
+function clockOf(clock: OpenOptions['clock']): () => string {
+  if (!clock) return () => new Date().toISOString();
+  return () => {
+    const t = clock();
+    const iso = typeof t === 'number' ? (Number.isFinite(t) ? new Date(t).toISOString() : null) : normalizeDate(t);
+    if (iso === null) throw new TypeError(`clock returned ${describe(t)}, not a Date, ISO string or ms since the epoch`);
+    return iso;
+  };
+}
+
+function checkedIds(ids: () => string): () => string {
+  return () => {
+    const id = ids();
+    if (typeof id !== 'string' || id === '') throw new TypeError(`ids returned ${describe(id)}, not a non-empty string`);
+    return id;
+  };
+}

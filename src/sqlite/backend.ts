@@ -1,0 +1,250 @@
+/**
+ * The SQLite backend: one better-sqlite3 connection, each operation one transaction, answered synchronously.
+ * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
+ */
+import type { TypeInfo } from '../catalogue/index.js';
+import { duplicateError, parentNotObject, updateCollision, type Backend, type Explained, type FieldSet, type InsertResult, type StoredDoc } from '../backend.js';
+import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
+import type { QueryPlan } from '../query/ast.js';
+import type { Settings } from '../settings.js';
+import { compileSelect, compileWhere, jsonPath } from './compile.js';
+import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
+import { docsTable, ident } from './names.js';
+import { collidingKey, ensureSchema } from './schema.js';
+
+const BUSY_ATTEMPTS = 3;
+
+function isDuplicate(e: unknown): e is Error & { code: string } {
+  const code = (e as { code?: unknown })?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown })?.code;
+  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/** Thrown inside a transaction to roll it back while keeping what the caller needs to answer. */
+class Rollback<T> extends Error {
+  constructor(readonly result: T) {
+    super('rollback');
+  }
+}
+
+export class SqliteBackend implements Backend {
+  #db: Db;
+  #statements: StatementCache;
+  /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
+  #tx: Transaction<(fn: () => unknown) => unknown>;
+  readonly #tables = new Map<string, string>();
+  readonly #settings: Settings;
+  /** True for stores in memory (the ones `restore` may replace). */
+  readonly memory: boolean;
+
+  /**
+   * Opens a file (WAL, created if missing), memory, or an in-memory copy of a snapshot, and brings its schema up to date.
+   * @example const backend = new SqliteBackend(':memory:', resolveSettings({}, 'open'));
+   */
+  constructor(source: string | Uint8Array, settings: Settings) {
+    this.#settings = settings;
+    this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
+    const db = openDatabase(source, settings.busyTimeoutMs);
+    try {
+      ensureSchema(db, settings.catalogue, { uniqueKeys: settings.uniqueKeys, indexes: settings.indexes }, typeof source === 'string' ? source : 'the snapshot');
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    this.#db = db;
+    this.#statements = new StatementCache(db);
+    this.#tx = db.transaction((fn: () => unknown) => fn());
+    for (const n of settings.catalogue.names) this.#tables.set(n, ident(docsTable(n)));
+  }
+
+  /** The connection, for inspection (EXPLAIN, pragmas). */
+  get database(): Db {
+    return this.#db;
+  }
+
+  /**
+   * Runs one operation; a request rolled back by another connection's lock is run again whole (it wrote nothing),
+   * up to three times, after waiting busyTimeoutMs each time.
+   */
+  #retry<T>(fn: () => T): T {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return fn();
+      } catch (e) {
+        if (!isBusy(e)) throw e;
+        if (attempt >= BUSY_ATTEMPTS) {
+          throw requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`);
+        }
+      }
+    }
+  }
+
+  /** Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock). */
+  #write<T>(fn: () => T, statements = 2): T {
+    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
+    return this.#retry(() => (statements === 1 ? fn() : (this.#tx.immediate(fn) as T)));
+  }
+
+  #table(info: TypeInfo): string {
+    return this.#tables.get(info.name) ?? ident(docsTable(info.name));
+  }
+
+  #select(info: TypeInfo, plan: QueryPlan) {
+    return compileSelect(plan, { type: info.name, keyed: this.#settings.keyed.get(info.name) ?? new Set() });
+  }
+
+  query(info: TypeInfo, plan: QueryPlan): { data: StoredDoc[]; total: number } {
+    const select = this.#select(info, plan);
+    const page = () => this.#statements.get(select.sql).pluck(true).all(...select.params) as string[];
+    return this.#retry(() => {
+      let rows: string[];
+      let total: number;
+      if (select.paged) {
+        // One read transaction: the page and the total come from the same snapshot.
+        [rows, total] = this.#tx(() => [page(), this.#statements.get(select.countSql).pluck(true).get(...select.countParams) as number]) as [string[], number];
+      } else {
+        rows = page();
+        total = rows.length;
+      }
+      return { data: JSON.parse(`[${rows.join(',')}]`) as StoredDoc[], total };
+    });
+  }
+
+  explain(info: TypeInfo, plan: QueryPlan): Explained {
+    const select = this.#select(info, plan);
+    const rows = this.#db.prepare(`EXPLAIN QUERY PLAN ${select.sql}`).all(...select.params) as { detail: string }[];
+    return { ...select, plan: rows.map((r) => r.detail) };
+  }
+
+  /** Inserts inside the caller's transaction; collisions are collected, other errors thrown. */
+  #insertDocs(info: TypeInfo, docs: readonly StoredDoc[]): InsertResult {
+    const stmt = this.#statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
+    const insertedIds: string[] = [];
+    const errors: EnvelopeError[] = [];
+    docs.forEach((doc, index) => {
+      try {
+        stmt.run(doc.id, JSON.stringify(doc));
+        insertedIds.push(doc.id as string);
+      } catch (e) {
+        if (!isDuplicate(e)) throw e;
+        errors.push(duplicateError(info, doc, index, collidingKey(this.#db, e)));
+      }
+    });
+    return { insertedIds, errors, rolledBack: false };
+  }
+
+  insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): InsertResult {
+    try {
+      return this.#write(() => {
+        const r = this.#insertDocs(info, docs);
+        if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
+        return r;
+      }, docs.length);
+    } catch (e) {
+      if (e instanceof Rollback) return e.result as InsertResult;
+      throw e;
+    }
+  }
+
+  insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): InsertResult[] {
+    try {
+      return this.#write(() => {
+        const results = parts.map((p) => this.#insertDocs(p.info, p.docs));
+        if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
+        return results;
+      });
+    } catch (e) {
+      if (e instanceof Rollback) return e.result as InsertResult[];
+      throw e;
+    }
+  }
+
+  replace(
+    info: TypeInfo,
+    docs: readonly StoredDoc[],
+    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+  ): { insertedIds: string[]; replaced: number } {
+    const table = this.#table(info);
+    const find = this.#statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy FROM ${table} WHERE id = ?`);
+    const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
+    const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
+    return this.#write(() => {
+      const insertedIds: string[] = [];
+      let replaced = 0;
+      docs.forEach((d, index) => {
+        const old = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; createdAt: unknown; createdBy: unknown } | undefined) : undefined;
+        const doc = stamp(d, old);
+        try {
+          if (old) {
+            put.run(JSON.stringify(doc), old.seq);
+            replaced++;
+          } else {
+            add.run(doc.id, JSON.stringify(doc));
+            insertedIds.push(doc.id as string);
+          }
+        } catch (e) {
+          if (!isDuplicate(e)) throw e;
+          throw new RequestError(duplicateError(info, doc, index, collidingKey(this.#db, e)));
+        }
+      });
+      return { insertedIds, replaced };
+    });
+  }
+
+  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): number {
+    const where = compileWhere(plan.conditions, info.name);
+    const table = this.#table(info);
+    const parentChecks: string[] = [];
+    for (const s of sets) {
+      for (let i = 1; i < s.steps.length; i++) {
+        const p = jsonPath(s.steps.slice(0, i));
+        parentChecks.push(`(json_type(doc, ${p}) IS NOT NULL AND json_type(doc, ${p}) <> 'object')`);
+      }
+    }
+    const args = [...sets.map((s) => `${jsonPath(s.steps)}, json(?)`), ...Object.keys(stamps).map((k) => `'$."${k}"', ?`)].join(', ');
+    const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps), ...where.params];
+    return this.#write(
+      () => {
+        if (parentChecks.length) {
+          const bad = this.#statements.get(`SELECT id FROM ${table} WHERE (${where.sql}) AND (${parentChecks.join(' OR ')}) LIMIT 1`).pluck(true).get(...where.params);
+          if (bad !== undefined) throw requestError('VALIDATION', parentNotObject(bad));
+        }
+        try {
+          return this.#statements.get(`UPDATE ${table} SET doc = jsonb_set(doc, ${args}) WHERE ${where.sql}`).run(...params).changes;
+        } catch (e) {
+          if (!isDuplicate(e)) throw e;
+          throw requestError('DUPLICATE_KEY', updateCollision(info, collidingKey(this.#db, e)));
+        }
+      },
+      parentChecks.length ? 2 : 1,
+    );
+  }
+
+  delete(info: TypeInfo, plan: QueryPlan): number {
+    const where = compileWhere(plan.conditions, info.name);
+    return this.#write(() => this.#statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1);
+  }
+
+  /** The whole database as bytes, in a form an in-memory database opens (see asRollbackJournal). */
+  snapshot(): Buffer {
+    return asRollbackJournal(this.#db.serialize());
+  }
+
+  /** Replaces an in-memory database with a copy of a snapshot. */
+  restore(snapshot: Uint8Array): void {
+    if (!this.memory) throw new TypeError('restore: only an in-memory store can be restored; open the snapshot with fromSnapshot');
+    const db = openDatabase(snapshot, this.#settings.busyTimeoutMs);
+    this.#db.close();
+    this.#db = db;
+    this.#statements = new StatementCache(db);
+    this.#tx = db.transaction((fn: () => unknown) => fn());
+  }
+
+  close(): void {
+    this.#db.close();
+  }
+}
