@@ -1,32 +1,107 @@
 /**
- * Polygons of running queries, by a small integer handle: the SQL binds the handle, not the rings, so the
- * per-candidate polygon test neither copies nor re-parses a JSON string for every row.
+ * Polygons of running queries, prepared once and found by a small integer handle: the SQL binds the handle, not
+ * the rings, so the per-candidate test neither copies nor re-parses anything.
+ *
+ * A prepared polygon keeps its edges (of every ring) in horizontal bands: a point is tested only against the
+ * edges whose y-range holds it, so a 10,000-vertex polygon costs a handful of edge tests per point instead of
+ * 10,000. The per-edge test is point-in-polygon-hao's (what @turf/boolean-point-in-polygon runs), with the same
+ * robust orientation predicate, so answers are the same to the bit: boundary inclusive (any ring), even-odd
+ * across rings (a point in a hole is out). Edges whose y-range misses the point never count in that algorithm,
+ * which is why skipping them changes nothing.
  */
-import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
+import { orient2d } from 'robust-predicates';
 
-interface Polygon {
-  type: 'Polygon';
-  coordinates: number[][][];
+interface Prepared {
+  readonly minY: number;
+  readonly maxY: number;
+  /** Band height; 0 when the polygon is flat (one band). */
+  readonly height: number;
+  /** Per band, its edges as x1, y1, x2, y2 runs. */
+  readonly bands: readonly Float64Array[];
+  /** Positions of the rings, for the cache's budget. */
+  readonly size: number;
 }
 
-const MAX = 256;
+/** Prepared polygons kept at once, in positions (all rings): about 100 bytes each with their bands. */
+const BUDGET = 1_000_000;
 const handles = new Map<string, number>();
-const polygons = new Map<number, Polygon>();
+const polygons = new Map<number, Prepared>();
+let held = 0;
 let next = 1;
+
+/** Band of a y value: monotonic in y, so an edge and a point on its end share a band. */
+function bandOf(p: { minY: number; height: number; bands: readonly unknown[] }, y: number): number {
+  if (p.height === 0) return 0;
+  return Math.min(p.bands.length - 1, Math.max(0, Math.floor((y - p.minY) / p.height)));
+}
+
+/** Builds the bands of a polygon (rings closed, as checked by the query parser). */
+export function prepare(rings: readonly (readonly (readonly number[])[])[]): Prepared {
+  let minY = Infinity;
+  let maxY = -Infinity;
+  let edges = 0;
+  for (const ring of rings) {
+    edges += ring.length - 1;
+    for (const p of ring) {
+      if (p[1]! < minY) minY = p[1]!;
+      if (p[1]! > maxY) maxY = p[1]!;
+    }
+  }
+  // About two edges a band; an edge spanning many bands is listed in each (bounded: at most 4096 bands).
+  const count = maxY > minY ? Math.min(4096, Math.max(1, Math.ceil(edges / 2))) : 1;
+  const shape = { minY, height: maxY > minY ? (maxY - minY) / count : 0, bands: new Array<number>(count) };
+  const lists: number[][] = Array.from({ length: count }, () => []);
+  for (const ring of rings) {
+    for (let i = 0; i + 1 < ring.length; i++) {
+      const [x1, y1] = ring[i]! as [number, number];
+      const [x2, y2] = ring[i + 1]! as [number, number];
+      const from = bandOf(shape, Math.min(y1, y2));
+      const to = bandOf(shape, Math.max(y1, y2));
+      for (let b = from; b <= to; b++) lists[b]!.push(x1, y1, x2, y2);
+    }
+  }
+  const size = rings.reduce((n, r) => n + r.length, 0);
+  return { minY, maxY, height: shape.height, bands: lists.map((l) => Float64Array.from(l)), size };
+}
+
+/** 1 when (x, y) is inside the prepared polygon or on a boundary, 0 outside or in a hole. */
+export function contains(p: Prepared, x: number, y: number): number {
+  if (!(y >= p.minY && y <= p.maxY)) return 0;
+  const e = p.bands[bandOf(p, y)]!;
+  let k = 0;
+  for (let i = 0; i < e.length; i += 4) {
+    const u1 = e[i]! - x;
+    const v1 = e[i + 1]! - y;
+    const u2 = e[i + 2]! - x;
+    const v2 = e[i + 3]! - y;
+    if (v1 === 0 && v2 === 0) {
+      if ((u2 <= 0 && u1 >= 0) || (u1 <= 0 && u2 >= 0)) return 1;
+    } else if ((v2 >= 0 && v1 <= 0) || (v2 <= 0 && v1 >= 0)) {
+      const f = orient2d(u1, u2, v1, v2, 0, 0);
+      if (f === 0) return 1;
+      if ((f > 0 && v2 > 0 && v1 <= 0) || (f < 0 && v2 <= 0 && v1 > 0)) k++;
+    }
+  }
+  return k % 2;
+}
 
 /** The handle of a polygon (the same rings give the same handle, so statements stay cached). */
 export function polygonHandle(rings: readonly (readonly (readonly number[])[])[]): number {
   const key = JSON.stringify(rings);
   let id = handles.get(key);
   if (id === undefined) {
-    id = next++;
-    handles.set(key, id);
-    polygons.set(id, { type: 'Polygon', coordinates: JSON.parse(key) as number[][][] });
-    if (handles.size > MAX) {
+    const prepared = prepare(rings);
+    // The cache is bounded by positions, not entries: a few large polygons cannot hold gigabytes.
+    while (held + prepared.size > BUDGET && handles.size) {
       const [oldKey, oldId] = handles.entries().next().value!;
       handles.delete(oldKey);
+      held -= polygons.get(oldId)!.size;
       polygons.delete(oldId);
     }
+    id = next++;
+    handles.set(key, id);
+    polygons.set(id, prepared);
+    held += prepared.size;
   }
   return id;
 }
@@ -37,5 +112,10 @@ export function inPolygon(id: unknown, x: unknown, y: unknown): number {
   const polygon = polygons.get(Number(id));
   // Handles live far longer than one synchronous statement; a miss means a caller bound a stale handle.
   if (!polygon) throw new Error(`unknown polygon handle ${String(id)}`);
-  return booleanPointInPolygon([x, y], polygon) ? 1 : 0;
+  return contains(polygon, x, y);
+}
+
+/** Positions held by prepared polygons (the cache's budget is 1,000,000), for tests and diagnostics. */
+export function heldPositions(): number {
+  return held;
 }

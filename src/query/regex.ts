@@ -25,14 +25,23 @@ export function parseRegex(text: string): RegexOperand | string {
 }
 
 const cache = new Map<string, RE2>();
+/** Pattern characters held by the cache: bounded in bytes as well as entries (a compiled pattern grows with its text). */
+let held = 0;
+const MAX_ENTRIES = 256;
+const MAX_CHARS = 256 * 1024;
 
 function compile(source: string, flags: string): RE2 {
   const key = `${flags}/${source}`;
   let re = cache.get(key);
   if (!re) {
     re = new RE2(source, flags + 'u');
-    if (cache.size >= 256) cache.delete(cache.keys().next().value!);
+    while (cache.size && (cache.size >= MAX_ENTRIES || held + key.length > MAX_CHARS)) {
+      const oldest = cache.keys().next().value!;
+      cache.delete(oldest);
+      held -= oldest.length;
+    }
     cache.set(key, re);
+    held += key.length;
   }
   return re;
 }

@@ -87,16 +87,6 @@ function candidates(steps: readonly Step[]): string {
   );
 }
 
-/** A tested value (t = its json_type, v = its value) equals an operand row o of json_each: MongoDB's type-bracketed equality. */
-function matchRow(t: string, v: string): string {
-  return (
-    `CASE WHEN o.type = 'null' THEN (${t} IS NULL OR ${t} = 'null') ` +
-    `WHEN o.type IN ('true', 'false') THEN ${t} = o.type ` +
-    `WHEN o.type IN ('integer', 'real') THEN ${t} IN ('integer', 'real') AND ${v} = o.value ` +
-    `ELSE ${t} = o.type AND ${v} = o.value END`
-  );
-}
-
 /** A tested value (t, v) equals one operand; each call binds its own values. */
 function equals(t: string, v: string, value: unknown, params: unknown[]): string {
   if (value === null) return `(${t} IS NULL OR ${t} = 'null')`;
@@ -114,11 +104,22 @@ function equals(t: string, v: string, value: unknown, params: unknown[]): string
   return `(${t} = '${Array.isArray(value) ? 'array' : 'object'}' AND ${v} = json(?))`;
 }
 
-/** A tested value equals any of the operands: a short OR, or a join with the bound list for long ones. */
+/** The type class of a json_type for equality: integers and reals are one class (1 = 1.0). */
+function eqClass(t: string): string {
+  return `CASE ${t} WHEN 'integer' THEN 'number' WHEN 'real' THEN 'number' ELSE ${t} END`;
+}
+
+/**
+ * A tested value equals any of the operands: a short OR, or, for long lists, one probe of the bound list as a set
+ * of (class, value) pairs. The subquery is not correlated, so SQLite builds its index once per statement and each
+ * value costs a lookup: the cost is one pass over the documents, not documents × values.
+ */
 function equalsAny(t: string, v: string, values: readonly unknown[], params: unknown[]): string {
   if (values.length <= 8) return `(${values.map((x) => equals(t, v, x, params)).join(' OR ')})`;
-  params.push(JSON.stringify(values));
-  return `EXISTS (SELECT 1 FROM json_each(?) AS o WHERE ${matchRow(t, v)})`;
+  const present = values.filter((x) => x !== null);
+  params.push(JSON.stringify(present));
+  const probe = `(${eqClass(t)}, ${v}) IN (SELECT ${eqClass('o.type')}, o.value FROM json_each(?) AS o)`;
+  return present.length < values.length ? `(${probe} OR ${t} IS NULL OR ${t} = 'null')` : probe;
 }
 
 function typeClass(v: string | number | boolean): string {

@@ -52,20 +52,38 @@ export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number): 
   return db;
 }
 
-/** Prepared statements by SQL text, so repeated requests skip the SQL parser; the oldest is dropped past `max`. */
+/**
+ * Prepared statements by SQL text, so repeated requests skip the SQL parser. Bounded by entries and by the bytes of
+ * their SQL (a statement's memory grows with its text): the oldest are dropped past either bound, so queries of
+ * many distinct shapes cannot hold memory without limit.
+ */
 export class StatementCache {
   private readonly map = new Map<string, Statement>();
+  private bytes = 0;
   constructor(
     private readonly db: Db,
     private readonly max = 500,
+    private readonly maxBytes = 4 * 1024 * 1024,
   ) {}
 
   get(sql: string): Statement {
     let s = this.map.get(sql);
     if (s) return s;
     s = this.db.prepare(sql);
-    if (this.map.size >= this.max) this.map.delete(this.map.keys().next().value!);
+    // A statement larger than the whole budget is used once and not kept.
+    if (sql.length > this.maxBytes) return s;
+    while (this.map.size && (this.map.size >= this.max || this.bytes + sql.length > this.maxBytes)) {
+      const oldest = this.map.keys().next().value!;
+      this.map.delete(oldest);
+      this.bytes -= oldest.length;
+    }
     this.map.set(sql, s);
+    this.bytes += sql.length;
     return s;
+  }
+
+  /** Statements and SQL characters held, for tests and diagnostics. */
+  get size(): { entries: number; bytes: number } {
+    return { entries: this.map.size, bytes: this.bytes };
   }
 }
