@@ -1,6 +1,7 @@
 /** `consolidata/http`: serve a DataStore over HTTP, as Fetch or node:http handlers. */
 export { createFetchHandler } from './fetch.js';
 export { createNodeHandler, type NodeHandler } from './node.js';
+export { configureServer, type ServerLimits } from './server.js';
 export { basicAuth, bearerAuth } from './auth.js';
 export { statusOf, DEFAULT_BASE_PATH, DEFAULT_MAX_BODY_BYTES } from './route.js';
 export type { HttpOptions, Authenticate, AuthRequest, AuthResult, StoreLike, StoreInput } from './types.js';

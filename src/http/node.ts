@@ -91,7 +91,7 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
         const text = JSON.stringify(out.envelope);
         res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
         res.end(text);
-        // An unread oversized body is not drained: close the connection instead of reading it.
+        // An unread body (too large, or unauthenticated) is not drained: close the connection instead of reading it.
         if (out.headers.connection === 'close') res.once('finish', () => req.socket?.destroySoon?.());
       });
   };

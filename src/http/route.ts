@@ -244,7 +244,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       if (authenticate) {
         const user = await authenticate({ method, path: req.path, headers: req.headers });
         if (!user || typeof user.userId !== 'string' || user.userId === '') {
-          return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });
+          // The body is never read for an unauthenticated request: the connection closes instead of draining it.
+          return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge, connection: 'close' });
         }
         target = untyped.withUser(user.userId);
       }
