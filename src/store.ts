@@ -1,6 +1,8 @@
 /**
  * DataStore: the typed face of the store. Every signature is derived from the catalogue, so a misspelled
  * field, a wrong operand or an unknown type does not compile; the work is done by a `DynamicStore`.
+ * Type names are the declared name or the same in lower case (`'Well'`, `'well'`), plus the aliases the run time
+ * knows (`'Folder'` for Petron); both spellings give the same document type.
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
 import { DynamicStore, type InsertOptions, type OpenOptions } from './dynamic.js';
@@ -33,6 +35,43 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   }
 
   /**
+   * A new in-memory store holding a copy of a snapshot (see `snapshot()`); it shares nothing with the original.
+   * Give it the options (catalogue, keys, indexes) of the store the snapshot came from.
+   * @example const copy = DataStore.fromSnapshot(seeded, { clock: fixedClock(), ids: 1 });
+   */
+  static fromSnapshot<C extends CatalogueShape = BuiltinCatalogue>(snapshot: Uint8Array, options: OpenOptions<C> = {}): DataStore<C> {
+    return new DataStore<C>(DynamicStore.fromSnapshot(snapshot, options));
+  }
+
+  /**
+   * The typed view of an untyped store, e.g. one a backend opened (`openPostgres`). The catalogue type `C` must be
+   * the one the store was opened with: it is not checked at run time.
+   * @example const store = DataStore.of<typeof myTypes>(dynamic);
+   */
+  static of<C extends CatalogueShape = BuiltinCatalogue>(dynamic: DynamicStore): DataStore<C> {
+    if (!(dynamic instanceof DynamicStore)) throw new TypeError('DataStore.of: expected a DynamicStore');
+    return new DataStore<C>(dynamic);
+  }
+
+  /**
+   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. A copy: later writes do not
+   * change it. Put it back with `restore`, or open a copy with `DataStore.fromSnapshot`. SQLite stores only.
+   * @example const seeded = store.snapshot(); beforeEach(() => store.restore(seeded));
+   */
+  snapshot(): Buffer {
+    return this.#dynamic.snapshot();
+  }
+
+  /**
+   * Puts an in-memory store back to a snapshot of it (or of a store opened with the same options); every view sees
+   * the restored data, and the snapshot stays reusable. A file store refuses it with a TypeError.
+   * @example store.restore(seeded)
+   */
+  restore(snapshot: Uint8Array): void {
+    this.#dynamic.restore(snapshot);
+  }
+
+  /**
    * The same store without static types, for input that is only known at run time (JSON from a client,
    * a file): type names are strings, queries and documents `unknown`, and every check happens at run time.
    * @example await store.dynamic.query(req.body.type, req.body.query)
@@ -41,46 +80,70 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return this.#dynamic;
   }
 
-  /** The same store acting as another user (createdBy/updatedBy). */
+  /**
+   * The same store acting as another user (createdBy/updatedBy).
+   * @example await store.withUser('alice').update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
+   */
   withUser(userId: string): DataStore<C> {
     return new DataStore<C>(this.#dynamic.withUser(userId));
   }
 
-  /** The user this store writes as. */
+  /**
+   * The user this store writes as.
+   * @example store.withUser('alice').userId   // 'alice'
+   */
   get userId(): string {
     return this.#dynamic.userId;
   }
 
-  /** True once `close()` was called (on this store or any of its views). */
+  /**
+   * True once `close()` was called (on this store or any of its views).
+   * @example if (!store.closed) store.close();
+   */
   get closed(): boolean {
     return this.#dynamic.closed;
   }
 
-  /** The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas). */
+  /**
+   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
+   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
+   */
   get database(): Db {
     return this.#dynamic.database;
   }
 
-  /** Closes the database; further calls throw. Closing twice is harmless. */
-  close(): void {
-    this.#dynamic.close();
+  /**
+   * Closes the database; further calls throw. Closing twice is harmless. The promise resolves once the backend has
+   * closed (at once for SQLite; a server backend ends its connections).
+   * @example afterAll(() => store.close());
+   */
+  close(): Promise<void> {
+    return this.#dynamic.close();
   }
 
-  /** Names of every type, as accepted in `type`. */
+  /**
+   * Names of every type, as accepted in `type`.
+   * @example (await store.types()).data   // ['WorkspaceDefinition', 'DailyProduction', …]
+   */
   types(): Promise<Envelope<string>> {
     return this.#dynamic.types();
   }
 
-  /** Every top-level field of a type with its wire kind: base fields first, then the type's own. */
+  /**
+   * Every top-level field of a type with its wire kind: base fields first, then the type's own.
+   * @example (await store.schema('Well')).data   // [{ name: 'id', type: 'String' }, …]
+   */
   schema(type: TypeName<C>): Promise<Envelope<{ name: string; type: string }>> {
     return this.#dynamic.schema(type);
   }
 
   /**
-   * Documents matching `query`, sorted and paged by `options`; `total` counts every match.
+   * Documents matching `query`, sorted and paged by `options`; `total` counts every match. Fields, operands,
+   * operators (`regex` where strings may be, `bounds`/`polygon` on GeoPoint fields) and `sortBy` are checked against
+   * the type; dotted paths may reach into Object, Dictionary, nested-type and collection fields, untyped inside.
    * @example await store.query('Well', { spudDate: { gte: '1/1/2020' } }, { sortBy: 'spudDate', limit: 50 })
    */
-  query<T extends TypeName<C>>(type: T, query?: Query<Doc<T, C>> | null, options?: QueryOptions<Doc<T, C>> | null): Promise<Envelope<Doc<T, C>>> {
+  query<T extends TypeName<C>>(type: T, query?: NoInfer<Query<T, C>> | null, options?: NoInfer<QueryOptions<T, C>> | null): Promise<Envelope<Doc<T, C>>> {
     return this.#dynamic.query(type, query, options) as Promise<Envelope<Doc<T, C>>>;
   }
 
@@ -88,7 +151,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Inserts documents. Colliding documents are reported and skipped unless `atomic` rolls everything back.
    * @example await store.insert('Well', [{ pwi: 'W1' }, { pwi: 'W2' }])
    */
-  insert<T extends TypeName<C>>(type: T, docs: readonly DocInput<T, C>[], options?: InsertOptions): Promise<Envelope<never>> {
+  insert<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[], options?: InsertOptions): Promise<Envelope<never>> {
     return this.#dynamic.insert(type, docs, options);
   }
 
@@ -96,7 +159,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
-  replace<T extends TypeName<C>>(type: T, docs: readonly DocInput<T, C>[]): Promise<Envelope<never>> {
+  replace<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[]): Promise<Envelope<never>> {
     return this.#dynamic.replace(type, docs);
   }
 
@@ -104,7 +167,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Sets the body's fields (dotted paths allowed) on every document the query matches.
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  update<T extends TypeName<C>>(type: T, query: Query<Doc<T, C>> | null, body: UpdateBody<DocInput<T, C>>): Promise<Envelope<never>> {
+  update<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, body: NoInfer<UpdateBody<T, C>>): Promise<Envelope<never>> {
     return this.#dynamic.update(type, query, body);
   }
 
@@ -112,7 +175,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Deletes the documents the query matches. An empty query is refused and deletes nothing.
    * @example await store.delete('Well', { pwi: 'W1' })
    */
-  delete<T extends TypeName<C>>(type: T, query: Query<Doc<T, C>> | null): Promise<Envelope<never>> {
+  delete<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null): Promise<Envelope<never>> {
     return this.#dynamic.delete(type, query);
   }
 }

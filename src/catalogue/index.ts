@@ -3,24 +3,57 @@ import { categoryOf, type Category, type KindInput, type KindValue } from './kin
 import { BASE_FIELDS, CATALOGUE_VERSION, DEFAULT_INDEXED_FIELDS, DEFAULT_UNIQUE_KEYS, TYPES } from './types.js';
 
 export { BASE_FIELDS, CATALOGUE_VERSION, TYPES, DEFAULT_UNIQUE_KEYS, DEFAULT_INDEXED_FIELDS };
-export type { Category, GeoMultiPolygon, GeoPoint, KindInput, KindValue } from './kinds.js';
+export type { Category, GeoMultiPolygon, GeoPoint, KindCategory, KindInput, KindValue, ObjectCategory } from './kinds.js';
 
 /** Shape of a catalogue: type name → field name → wire kind name. */
 export type CatalogueShape = { readonly [type: string]: { readonly [field: string]: string } };
 
 export type BuiltinCatalogue = typeof TYPES;
-export type TypeName<C extends CatalogueShape = BuiltinCatalogue> = keyof C & string;
 
-type Fields<C extends CatalogueShape, T extends keyof C> = Omit<typeof BASE_FIELDS, keyof C[T]> & C[T];
+/** Lower-case name → declared name of every type of C (names are unique case-insensitively). */
+type LowerNames<C extends CatalogueShape> = { [K in keyof C & string as Lowercase<K>]: K };
+
+/** Type-level mirror of `ALIASES` below: lower-case alias → lower-case name of the type it stands for. */
+interface TypeAliases {
+  folder: 'petron';
+}
+
+/** The aliases whose type C has, as written and in lower case (`'Folder' | 'folder'`). */
+type AliasName<C extends CatalogueShape> = {
+  [A in keyof TypeAliases]: TypeAliases[A] extends keyof LowerNames<C> ? A | Capitalize<A> : never;
+}[keyof TypeAliases];
+
+/**
+ * A type name as `type` accepts it: the declared name, the same in lower case (`'well'`), or an alias (`'Folder'`).
+ * The run time resolves any case; the types accept these two spellings.
+ */
+export type TypeName<C extends CatalogueShape = BuiltinCatalogue> = (keyof C & string) | Lowercase<keyof C & string> | AliasName<C>;
+
+/** The declared name a type name resolves to, as `Catalogue.resolve` does it: `'well'` → `'Well'`, `'Folder'` → `'Petron'`. */
+export type CanonicalName<N extends string, C extends CatalogueShape = BuiltinCatalogue> = N extends keyof C
+  ? N
+  : Lowercase<N> extends keyof LowerNames<C>
+    ? LowerNames<C>[Lowercase<N>]
+    : Lowercase<N> extends keyof TypeAliases
+      ? LowerNames<C>[TypeAliases[Lowercase<N>] & keyof LowerNames<C>]
+      : never;
+
+/** Field name → wire kind of a type's own fields O over the base fields (own fields win, as at run time). */
+type WithBase<O> = {
+  readonly [K in keyof typeof BASE_FIELDS | keyof O]: K extends keyof O ? O[K] : K extends keyof typeof BASE_FIELDS ? (typeof BASE_FIELDS)[K] : never;
+};
+
+/** Field name → wire kind of type T: the base fields, then the type's own (which win). */
+export type FieldKinds<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = WithBase<C[CanonicalName<T, C> & keyof C]>;
 
 /** A stored document of type T, as read back. Every field is optional and may be null. */
 export type Doc<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
-  -readonly [K in keyof Fields<C, T>]?: KindValue<Fields<C, T>[K] & string> | null;
+  -readonly [K in keyof FieldKinds<T, C>]?: KindValue<FieldKinds<T, C>[K] & string> | null;
 };
 
 /** A document of type T as accepted on write (DateTime fields may be `Date` objects). */
 export type DocInput<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
-  -readonly [K in keyof Fields<C, T>]?: KindInput<Fields<C, T>[K] & string> | null;
+  -readonly [K in keyof FieldKinds<T, C>]?: KindInput<FieldKinds<T, C>[K] & string> | null;
 };
 
 export interface FieldInfo {

@@ -43,20 +43,50 @@ export interface GeoMultiPolygon { type: 'MultiPolygon'; coordinates: number[][]
 type Quantity = (typeof QUANTITY_KINDS)[number];
 type EnumKind = (typeof ENUM_KINDS)[number] | `${string}Unit`;
 
+/** Type-level mirror of `BASE_CATEGORIES`. */
+interface BaseCategories {
+  String: 'string'; Boolean: 'boolean'; Int32: 'int32'; Int64: 'int64'; Double: 'number';
+  Single: 'number'; DateTime: 'date'; Duration: 'duration'; Object: 'any'; Dictionary: 'dict';
+  IDictionary: 'dict'; ICollection: 'array'; List: 'array'; HashSet: 'set';
+  GeoPoint: 'geopoint'; GeoMultiPolygon: 'geomultipolygon';
+}
+
+/** The category of wire kind K, as `categoryOf` decides it at run time (a kind only known as `string`: any category). */
+export type KindCategory<K extends string> = string extends K
+  ? Category
+  : K extends keyof BaseCategories ? BaseCategories[K]
+  : K extends Quantity ? 'number'
+  : K extends EnumKind ? 'enum'
+  : 'nested';
+
+/** Type-level mirror of `OBJECT_CATEGORIES`: a dotted path may reach into these. */
+export type ObjectCategory = 'any' | 'dict' | 'nested' | 'array' | 'set' | 'geopoint' | 'geomultipolygon';
+
+/** The TS type of a value of each category, as read back from the store. */
+interface CategoryValues {
+  string: string;
+  boolean: boolean;
+  int32: number;
+  int64: number;
+  number: number;
+  date: string;
+  duration: number | string;
+  any: unknown;
+  dict: Record<string, unknown>;
+  array: unknown[];
+  set: unknown[];
+  geopoint: GeoPoint;
+  geomultipolygon: GeoMultiPolygon;
+  enum: string | number;
+  nested: Record<string, unknown>;
+}
+
+/** The TS type of a value of category Cat as read back; on write a date may also be a `Date`. */
+export type CategoryValue<Cat extends Category> = CategoryValues[Cat];
+export type CategoryInput<Cat extends Category> = CategoryValues[Cat] | (Cat extends 'date' ? Date : never);
+
 /** The TS type of a value of wire kind K (as read back from the store). */
-export type KindValue<K extends string> =
-  K extends 'String' ? string
-  : K extends 'Boolean' ? boolean
-  : K extends 'Int32' | 'Int64' | 'Double' | 'Single' | Quantity ? number
-  : K extends 'DateTime' ? string
-  : K extends 'Duration' ? number | string
-  : K extends 'Object' ? unknown
-  : K extends 'Dictionary' | 'IDictionary' ? Record<string, unknown>
-  : K extends 'ICollection' | 'List' | 'HashSet' ? unknown[]
-  : K extends 'GeoPoint' ? GeoPoint
-  : K extends 'GeoMultiPolygon' ? GeoMultiPolygon
-  : K extends EnumKind ? string | number
-  : Record<string, unknown>;
+export type KindValue<K extends string> = CategoryValue<KindCategory<K>>;
 
 /** The TS type accepted on write for kind K (dates may be Date objects). */
-export type KindInput<K extends string> = K extends 'DateTime' ? string | Date : KindValue<K>;
+export type KindInput<K extends string> = CategoryInput<KindCategory<K>>;

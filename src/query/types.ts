@@ -1,45 +1,153 @@
-/** Static types of queries and options, derived from a document type. */
+/**
+ * Static types of queries, options and update bodies, derived from the catalogue: each field's wire kind decides
+ * its category (`KindCategory`, the type-level `categoryOf`), and the category decides what the run time accepts
+ * there (src/query/parse.ts). What the run time refuses does not compile.
+ */
+import type { BuiltinCatalogue, CatalogueShape, DocInput, FieldKinds, TypeName } from '../catalogue/index.js';
+import type { Category, GeoMultiPolygon, GeoPoint, KindCategory, ObjectCategory } from '../catalogue/kinds.js';
 
+/** An operator name as written: lower case, or capitalised (v1 style: `Gte`). */
 type Cap<K extends string> = K | Capitalize<K>;
-type Operand<V> = [V] extends [string] ? V | Date : V;
 
-/** Operator object for a field whose values are V. Operator names may be capitalised (v1 style: `Gt`). */
-export type Operators<V> = {
-  [K in Cap<'eq'> | Cap<'ne'>]?: Operand<V> | null;
-} & {
-  [K in Cap<'in'>]?: readonly (Operand<V> | null)[];
-} & {
-  [K in Cap<'lt'> | Cap<'lte'> | Cap<'gt'> | Cap<'gte'>]?: Operand<V>;
-} & {
-  [K in Cap<'regex'>]?: string | RegExp;
-} & {
-  [K in Cap<'bounds'>]?: readonly [number, number, number, number];
-} & {
-  [K in Cap<'polygon'>]?: readonly (readonly (readonly number[])[])[];
+/** Operand of eq / ne / in per category: what `equalityOperand` accepts (untyped values: any JSON). */
+interface EqualityOperands {
+  string: string;
+  boolean: boolean;
+  int32: number;
+  int64: number;
+  number: number;
+  date: string | Date;
+  enum: string | number;
+  duration: number | string;
+  any: unknown;
+  dict: unknown;
+  array: unknown;
+  set: unknown;
+  geopoint: unknown;
+  geomultipolygon: unknown;
+  nested: unknown;
+}
+
+/** Categories compared as their own type by lt/lte/gt/gte (`comparisonOperand`); the others take any scalar. */
+type TypedComparison = 'string' | 'boolean' | 'int32' | 'int64' | 'number' | 'date' | 'enum';
+
+/** Categories `regex` refuses (parse.ts: regex tests strings). */
+type NoRegex = 'boolean' | 'int32' | 'int64' | 'number' | 'geopoint' | 'geomultipolygon';
+
+/** A scalar operand of a field whose values are untyped JSON. */
+type AnyScalar = string | number | boolean | Date;
+
+type Equality<Cat extends Category> = EqualityOperands[Cat];
+type Comparison<Cat extends Category> = Cat extends TypedComparison ? EqualityOperands[Cat] : AnyScalar;
+
+/** GeoJSON rings (exterior first, then holes), or a GeoJSON Polygon. */
+export type PolygonOperand =
+  | readonly (readonly (readonly number[])[])[]
+  | { readonly type: 'Polygon'; readonly coordinates: readonly (readonly (readonly number[])[])[] };
+
+/** The operators a field of category Cat takes: `regex` where strings may be, `bounds`/`polygon` on GeoPoint fields. */
+type OperatorName<Cat extends Category> =
+  | 'eq' | 'ne' | 'in' | 'lt' | 'lte' | 'gt' | 'gte'
+  | (Cat extends NoRegex ? never : 'regex')
+  | (Cat extends 'geopoint' ? 'bounds' | 'polygon' : never);
+
+type OperandOf<Op extends string, Cat extends Category> = Op extends 'eq' | 'ne'
+  ? Equality<Cat> | null
+  : Op extends 'in'
+    ? readonly (Equality<Cat> | null)[]
+    : Op extends 'regex'
+      ? string | RegExp
+      : Op extends 'bounds'
+        ? readonly [number, number, number, number]
+        : Op extends 'polygon'
+          ? PolygonOperand
+          : Comparison<Cat>;
+
+/**
+ * The operator object of a field of category Cat (`Category`: 'int32', 'date', …). Names may be capitalised (v1
+ * style: `Gt`); Mongo's `$gt` is not an operator here.
+ */
+export type Operators<Cat extends Category> = {
+  [Op in Cap<OperatorName<Cat>>]?: OperandOf<Uncapitalize<Op>, Cat>;
 };
 
-type Element<V> = V extends readonly (infer E)[] ? E | V : V;
+/**
+ * A condition on one field of category Cat: a value (eq), an array of values (in), or an operator object. A plain
+ * object is read as operators, so an untyped field compares with an object through `{ eq: {...} }`.
+ */
+export type FieldCondition<Cat extends Category> =
+  | (Cat extends 'any' | 'dict' | 'array' | 'set' | 'geopoint' | 'geomultipolygon' | 'nested' ? AnyScalar : Equality<Cat>)
+  | null
+  | readonly (Equality<Cat> | null)[]
+  | Operators<Cat>;
 
-/** A condition on one field: a value (eq), an array of values (in), or an operator object. */
-export type FieldCondition<V> = Operand<Element<V>> | null | readonly (Operand<Element<V>> | null)[] | Operators<Element<V>>;
+/** The category a document type's value suggests, for `Query<Doc<'Well'>>` (a string may be a DateTime). */
+type ValueCategory<V> = unknown extends V
+  ? 'any'
+  : [V] extends [boolean] ? 'boolean'
+  : [V] extends [number] ? 'number'
+  : [V] extends [string | Date] ? 'date'
+  : [V] extends [string | number] ? 'enum'
+  : [V] extends [GeoPoint] ? 'geopoint'
+  : [V] extends [GeoMultiPolygon] ? 'geomultipolygon'
+  : [V] extends [readonly unknown[]] ? 'array'
+  : 'nested';
 
-/** A query on documents D: field conditions ANDed; dotted paths reach into object values. */
-export type Query<D> = { [K in keyof D]?: FieldCondition<NonNullable<D[K]>> } & {
-  [path: `${string}.${string}`]: unknown;
-};
+/**
+ * Field → category of the subject of a query: a type name of catalogue C (`'Well'`), or a document type
+ * (`Doc<'Well'>`, your own interface).
+ */
+type CategoriesOf<S, C extends CatalogueShape> = [S] extends [TypeName<C>]
+  ? { [K in keyof FieldKinds<S, C>]-?: KindCategory<FieldKinds<S, C>[K] & string> }
+  : { [K in keyof S]-?: ValueCategory<Exclude<S[K], null | undefined>> };
 
-export interface QueryOptions<D = Record<string, unknown>> {
+/** Fields of M whose category is (only) one of P. */
+type FieldsOf<M, P extends Category> = { [K in keyof M]: [M[K]] extends [P] ? K : never }[keyof M] & string;
+
+/** Dotted paths a query or sort may name: under Object, Dictionary, nested-type, collection and geo fields. */
+type QueryPath<M> = `${FieldsOf<M, ObjectCategory>}.${string}`;
+
+/** Dotted paths an update may set: under Object, Dictionary and nested-type fields (collections and points are set whole). */
+type UpdatePath<M> = `${FieldsOf<M, 'any' | 'dict' | 'nested'>}.${string}`;
+
+type QueryOn<M> = { [K in keyof M]?: FieldCondition<M[K] & Category> } & { [P in QueryPath<M>]?: FieldCondition<'any'> };
+
+/**
+ * A query on type S (`Query<'Well'>`) of catalogue C, or on a document type (`Query<Doc<'Well'>>`): field conditions,
+ * ANDed. Keys are the type's fields, or dotted paths into its Object, Dictionary, nested-type and collection fields
+ * (`'extra.source'`); the value inside those is untyped.
+ * @example const q: Query<'Well'> = { basinName: 'Permian', fracStages: { gte: 20 }, 'extra.source': 'etl' };
+ */
+export type Query<S extends TypeName<C> | object, C extends CatalogueShape = BuiltinCatalogue> = QueryOn<CategoriesOf<S, C>>;
+
+/** A sort path of S: a field, or a dotted path into an Object, Dictionary, nested-type or collection field. */
+export type SortPath<S extends TypeName<C> | object, C extends CatalogueShape = BuiltinCatalogue> =
+  | (keyof CategoriesOf<S, C> & string)
+  | QueryPath<CategoriesOf<S, C>>;
+
+/**
+ * Paging and order of a query on type S of catalogue C (or on a document type).
+ * @example const o: QueryOptions<'Well'> = { sortBy: 'spudDate', sortOrder: -1, limit: 50 };
+ */
+export interface QueryOptions<S extends TypeName<C> | object = Record<string, unknown>, C extends CatalogueShape = BuiltinCatalogue> {
   /** Page size; 0 or absent: no limit. */
   limit?: number;
   /** Matches to skip before the page. */
   skip?: number;
   /** Field path to sort on. */
-  sortBy?: (keyof D & string) | `${string}.${string}`;
+  sortBy?: SortPath<S, C>;
   /** 1 ascending (default), -1 descending, 0 none. */
   sortOrder?: 1 | -1 | 0;
 }
 
-/** The fields an update sets: document fields with their write types, and dotted paths into object values. */
-export type UpdateBody<D> = { [K in keyof D]?: D[K] } & {
-  [path: `${string}.${string}`]: unknown;
-};
+/** The document type whose fields an update sets: the write form of a type name's documents, or the document type itself. */
+type WriteDoc<S, C extends CatalogueShape> = [S] extends [TypeName<C>] ? DocInput<S, C> : S;
+
+/**
+ * The fields an update on type S of catalogue C (or on a document type) sets: fields with their write types, and
+ * dotted paths into Object, Dictionary and nested-type fields (`'extra.source'`), whose values are untyped.
+ * @example const b: UpdateBody<'Well'> = { statusCurrent: 'Producing', 'extra.source': 'etl' };
+ */
+export type UpdateBody<S extends TypeName<C> | object, C extends CatalogueShape = BuiltinCatalogue> = {
+  [K in keyof WriteDoc<S, C>]?: WriteDoc<S, C>[K];
+} & { [P in UpdatePath<CategoriesOf<S, C>>]?: unknown };
