@@ -13,10 +13,14 @@ import { bundleDts } from './scripts/bundle-dts.js';
 const entry = {
   index: 'src/index.ts',
   http: 'src/http/index.ts',
+  testing: 'src/testing.ts',
 };
 
 /** Packages whose types the public declarations use but a consumer does not install: inlined into dist. */
 const inlineTypes = ['@types/better-sqlite3'];
+
+/** Packages bundled into dist: robust-predicates is ESM-only, and the CJS build (jest, require()) must load without it. */
+const bundled = ['robust-predicates'];
 
 export default defineConfig([
   {
@@ -28,6 +32,7 @@ export default defineConfig([
     clean: ['!cli.js', '!cli.js.map'],
     sourcemap: true,
     target: 'node20',
+    noExternal: bundled,
     onSuccess: () => bundleDts({ entry, outDir: 'dist', inline: inlineTypes }),
   },
   {
@@ -35,6 +40,7 @@ export default defineConfig([
     format: ['esm'],
     banner: { js: '#!/usr/bin/env node' },
     target: 'node20',
+    noExternal: bundled,
     sourcemap: true,
   },
 ]);

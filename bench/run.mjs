@@ -6,6 +6,7 @@
  *   node bench/run.mjs            quick: 10k and 100k documents (< 3 min on 2 cores)
  *   node bench/run.mjs --full     adds 1M
  *   node bench/run.mjs --report   copies the latest results into bench/REPORT.md with the machine description
+ *   node bench/run.mjs --testkit  consolidata/testing: per-test setup by re-inserting vs restoring a snapshot (bench/testkit.mjs)
  *   dev: --sizes=10000 --systems=sql,consolidata --only=eq-pwi,bounds-100
  */
 import { spawnSync } from 'node:child_process';
@@ -30,6 +31,12 @@ const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.l
 if (flag('report')) {
   await writeReport({ root: ROOT, results: RESULTS });
   process.exit(0);
+}
+
+// `--testkit`: consolidata/testing's per-test setup, re-insert vs restore (bench/testkit.mjs), on its own.
+if (flag('testkit')) {
+  await import('./testkit.mjs');
+  process.exit(process.exitCode ?? 0);
 }
 
 // Re-run in a child with a large heap (the peers hold every document in memory) and an exposed gc for RSS readings.

@@ -12,9 +12,12 @@ export {
   type Doc,
   type DocInput,
   type TypeName,
+  type FieldKinds,
+  type CanonicalName,
   type GeoPoint,
   type GeoMultiPolygon,
 } from './catalogue/index.js';
-export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody } from './query/types.js';
-export type { IndexSpec } from './sqlite/schema.js';
+export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand } from './query/types.js';
+export type { IndexSpec } from './settings.js';
+export { sampleData, type SampleData, type SampleSizes } from './sample.js';
 export { NotAStoreError } from './sqlite/connection.js';
