@@ -10,7 +10,6 @@ async function pwis(store: DataStore, query: Record<string, unknown> = {}): Prom
   return unwrap(await store.dynamic.query('Well', query)).map((w) => w.pwi as string).sort();
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -140,21 +139,18 @@ describe('snapshot and restore', () => {
     for (const s of [plain, store, copy]) s.close();
   });
 
-  it('restoring a 10k-document store costs well under a millisecond per 1,000 documents', async () => {
+  it('restoring a 10k-document store again and again brings back exactly the seeded data (its speed: npm run bench -- --testkit)', async () => {
     const { wells, daily } = sampleData(3, { wells: 100, days: 99 });
     const store = await createTestStore({ seed: { Well: wells, DailyProduction: daily } });
     const snap = store.snapshot();
-    const times: number[] = [];
-    for (let i = 0; i < 21; i++) {
+    for (let i = 0; i < 5; i++) {
       unwrap(await store.insert('Well', [{ pwi: `EXTRA-${i}` }]));
-      const t0 = performance.now();
+      unwrap(await store.delete('DailyProduction', { pwi: wells[0]!.pwi as string }));
       store.restore(snap);
-      times.push(performance.now() - t0);
+      expect((await store.query('Well', {}, { limit: 1 })).total).toBe(100);
+      expect((await store.query('Well', { pwi: `EXTRA-${i}` })).total).toBe(0);
+      expect((await store.query('DailyProduction', {}, { limit: 1 })).total).toBe(9900);
     }
-    expect((await store.query('Well', {}, { limit: 1 })).total).toBe(100);
-    expect((await store.query('DailyProduction', {}, { limit: 1 })).total).toBe(9900);
-    // 10 ms for 10,000 documents is the bound; it measures about half a millisecond.
-    expect(median(times)).toBeLessThan(10);
     store.close();
   });
 
