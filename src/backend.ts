@@ -6,7 +6,7 @@
  */
 import type { TypeInfo } from './catalogue/index.js';
 import type { EnvelopeError } from './envelope.js';
-import type { QueryPlan, Step } from './query/ast.js';
+import type { Keyset, QueryPlan, Step } from './query/ast.js';
 
 export type MaybePromise<T> = T | Promise<T>;
 export type StoredDoc = Record<string, unknown>;
@@ -36,9 +36,20 @@ export interface Explained {
   readonly plan: string[];
 }
 
+/** A page of a query. */
+export interface QueryResult {
+  data: StoredDoc[];
+  /** Every match (one snapshot with the page); for a page continuing a cursor, the total the cursor carries. */
+  total: number;
+  /** Where the next page starts, when the page was limited and more matches follow. */
+  next?: Keyset | null;
+}
+
 export interface Backend {
+  /** True when `query` honours `plan.after` (keyset cursors) and answers `next`; the façade refuses cursors otherwise. */
+  readonly cursors?: boolean;
   /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
-  query(info: TypeInfo, plan: QueryPlan): MaybePromise<{ data: StoredDoc[]; total: number }>;
+  query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult>;
   /** Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back when atomic. */
   insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): MaybePromise<InsertResult>;
   /** Atomic inserts of several types in one transaction: any collision rolls back every part. */

@@ -13,6 +13,7 @@ import type { Backend, Explained, FieldSet, InsertResult, StoredDoc } from './ba
 import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS, shown } from './limits.js';
 import type { QueryPlan } from './query/ast.js';
+import { encodeCursor } from './query/cursor.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
 import { SqliteBackend } from './sqlite/backend.js';
@@ -164,8 +165,39 @@ export class DynamicStore {
     return this.#run(() => {
       const info = this.#resolve(type);
       const plan = parsePlan(this.#ctx(info), query, options);
-      return then(this.#core.backend.query(info, plan), ({ data, total }) => envelope({ data, total, issues: [...plan.issues] }));
+      if (plan.after && !this.#core.backend.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
+      return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
+        envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next) : null }),
+      );
     });
+  }
+
+  /**
+   * Every document matching `query`, in `options`' order, as an async iterator reading `batchSize` documents at a
+   * time (default 1,000): memory stays flat whatever the result's size. It follows the keyset cursor, so each batch
+   * costs its own rows, and stops reading when the loop ends (`break`). `options.limit` caps the documents yielded.
+   * A query the store refuses throws the DataStoreError of its envelope from the first step.
+   * @example for await (const well of store.iterate('Well', { basinName: 'Permian' }, { sortBy: 'spudDate' })) write(well);
+   */
+  async *iterate(type: string, query?: unknown, options?: unknown): AsyncGenerator<AnyDoc, void, undefined> {
+    this.#open();
+    const { batchSize = 1000, limit = 0, ...rest } = (isPlainObject(options) ? options : options == null ? {} : { invalid: options }) as Record<string, unknown>;
+    if (!Number.isSafeInteger(batchSize) || (batchSize as number) < 1) throw new RangeError('iterate: batchSize must be a positive integer');
+    if (!Number.isSafeInteger(limit) || (limit as number) < 0) throw new RangeError('iterate: limit must be a non-negative integer');
+    let left = (limit as number) || Infinity;
+    let cursor: string | null = null;
+    let skip = 0;
+    while (left > 0) {
+      const size = Math.min(batchSize as number, left);
+      const page: Envelope<AnyDoc> = await this.query(type, query, { ...rest, limit: size, ...(cursor ? { cursor } : { skip }) });
+      if (!page.success) throw new DataStoreError(page);
+      yield* page.data;
+      left -= page.data.length;
+      skip += page.data.length;
+      cursor = page.cursor;
+      // A backend without cursors answers none while matches remain: it is paged by skip instead.
+      if (!cursor && (page.data.length < size || skip >= page.total)) return;
+    }
   }
 
   /**

@@ -33,8 +33,9 @@ export interface EnvelopeError {
 
 export interface Envelope<T = unknown> {
   data: T[];
-  cursor: null;
-  hasCursor: false;
+  /** Continues this answer after its last document (pass it back as options.cursor); null when nothing follows. */
+  cursor: string | null;
+  hasCursor: boolean;
   empty: boolean;
   count: number;
   total: number;
@@ -55,6 +56,7 @@ export interface Envelope<T = unknown> {
 
 export interface EnvelopeParts<T> {
   data?: T[];
+  cursor?: string | null;
   count?: number;
   total?: number;
   message?: string;
@@ -72,8 +74,8 @@ export function envelope<T>(parts: EnvelopeParts<T> = {}): Envelope<T> {
   const count = parts.count ?? data.length;
   return {
     data,
-    cursor: null,
-    hasCursor: false,
+    cursor: parts.cursor ?? null,
+    hasCursor: typeof parts.cursor === 'string',
     empty: data.length === 0,
     count,
     total: parts.total ?? count,

@@ -7,7 +7,7 @@
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
 import { DynamicStore, type InsertOptions, type OpenOptions } from './dynamic.js';
 import type { Envelope } from './envelope.js';
-import type { Query, QueryOptions, UpdateBody } from './query/types.js';
+import type { Query, QueryOptions, UpdateBody, IterateOptions } from './query/types.js';
 import type { Db } from './sqlite/connection.js';
 
 export type { InsertOptions, OpenOptions } from './dynamic.js';
@@ -145,6 +145,15 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    */
   query<T extends TypeName<C>>(type: T, query?: NoInfer<Query<T, C>> | null, options?: NoInfer<QueryOptions<T, C>> | null): Promise<Envelope<Doc<T, C>>> {
     return this.#dynamic.query(type, query, options) as Promise<Envelope<Doc<T, C>>>;
+  }
+
+  /**
+   * Every document matching `query` as an async iterator, read `batchSize` at a time (default 1,000) by keyset
+   * cursor: memory stays flat for any result, and reading stops when the loop does. `limit` caps the documents.
+   * @example for await (const w of store.iterate('Well', { basinName: 'Permian' }, { sortBy: 'spudDate' })) console.log(w.pwi);
+   */
+  iterate<T extends TypeName<C>>(type: T, query?: NoInfer<Query<T, C>> | null, options?: NoInfer<IterateOptions<T, C>> | null): AsyncGenerator<Doc<T, C>, void, undefined> {
+    return this.#dynamic.iterate(type, query, options) as AsyncGenerator<Doc<T, C>, void, undefined>;
   }
 
   /**

@@ -24,8 +24,12 @@ describe('compileSelect, as explain shows it', () => {
 
   it('sorted and paged: ORDER BY the field then rowid, LIMIT/OFFSET bound, and a count statement for total', async () => {
     const q = await store.dynamic.explain('Well', { fracStages: { gt: 3 } }, { sortBy: 'fracStages', sortOrder: -1, limit: 10, skip: 5 });
-    expect(q.sql).toBe(`SELECT json(doc) FROM ${T} WHERE ${x('fracStages')} > ? ORDER BY ${x('fracStages')} DESC, rowid ASC LIMIT ? OFFSET ?`);
-    expect(q.params).toEqual([3, 10, 5]);
+    // A limited page also reads each row's position (rowid, sort rank and key) and one row more, for the cursor.
+    expect(q.sql).toBe(
+      `SELECT json(doc) AS d, rowid AS s, (${x('fracStages')} IS NOT NULL) AS r, ${x('fracStages')} AS k FROM ${T} WHERE ${x('fracStages')} > ? ` +
+        `ORDER BY ${x('fracStages')} DESC, rowid ASC LIMIT ? OFFSET ?`,
+    );
+    expect(q.params).toEqual([3, 11, 5]);
     expect(q.paged).toBe(true);
     expect(q.countSql).toBe(`SELECT count(*) FROM ${T} WHERE ${x('fracStages')} > ?`);
     expect(q.countParams).toEqual([3]);

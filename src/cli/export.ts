@@ -15,7 +15,8 @@ export interface ExportOptions {
 }
 
 /**
- * Writes every matching document as one JSON line, page by page in insertion order;
+ * Writes every matching document as one JSON line, page by page in insertion order, following the store's keyset
+ * cursor (so each page costs its own rows: linear in the result, and stable under concurrent writes);
  * resolves with the count, or with the store's failed envelope (unknown type, bad query).
  * @example await runExport({ store, type: 'Well', query: { basinName: 'Permian' }, output: process.stdout });
  */
@@ -23,15 +24,18 @@ export async function runExport(opts: ExportOptions): Promise<{ exported: number
   const pageSize = opts.pageSize ?? 1000;
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new RangeError('pageSize must be a positive integer');
   let exported = 0;
-  // Without sortBy the store answers in insertion order, so limit/skip pages are stable.
+  let cursor: string | null = null;
   for (;;) {
-    const page = await opts.store.query(opts.type, opts.query ?? {}, { limit: pageSize, skip: exported });
+    // A backend without cursors answers no cursor while more matches remain: page by skip there.
+    const options: Record<string, unknown> = cursor ? { limit: pageSize, cursor } : { limit: pageSize, skip: exported };
+    const page: Envelope<unknown> = await opts.store.query(opts.type, opts.query ?? {}, options);
     if (!page.success) return { exported, failure: page };
     if (page.data.length === 0) break;
     const text = page.data.map((d) => JSON.stringify(d)).join('\n') + '\n';
     if (!opts.output.write(text)) await once(opts.output, 'drain');
     exported += page.data.length;
-    if (page.data.length < pageSize) break;
+    cursor = page.cursor;
+    if (!cursor && (page.data.length < pageSize || exported >= page.total)) break;
   }
   return { exported };
 }

@@ -34,11 +34,23 @@ export interface Sort {
   readonly order: 1 | -1;
 }
 
+/** A position in a sorted result (see cursor.ts): the last document's sort rank and key, its seq, and the total when paging began. */
+export interface Keyset {
+  readonly rank: number;
+  readonly key: string | number | null;
+  readonly seq: number;
+  readonly total: number;
+}
+
 export interface QueryPlan {
   readonly conditions: readonly Condition[];
   readonly sort: Sort | null;
   readonly limit: number;
   readonly skip: number;
+  /** Continue after this position (options.cursor), instead of counting from the first match. */
+  readonly after: Keyset | null;
+  /** The digest of the query and sort a cursor of this plan's answer continues (see cursor.ts). */
+  readonly shape: string;
   /** Warnings for the envelope's `issues`. */
   readonly issues: readonly string[];
 }

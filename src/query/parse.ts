@@ -7,12 +7,13 @@ import { collect, requestError, RequestError, type EnvelopeError } from '../enve
 import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
 import { DATE_FORMS, normalizeDate } from '../catalogue/dates.js';
 import { parseRegex } from './regex.js';
+import { decodeCursor, shapeOf } from './cursor.js';
 import { LIMITS, shown } from '../limits.js';
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const INDEX = /^(0|[1-9][0-9]{0,8})$/;
 const OPS = new Map<string, Operator>(OPERATORS.map((o) => [o.toLowerCase(), o]));
-const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder'];
+const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor'];
 
 export interface ParseContext {
   type: TypeInfo;
@@ -295,5 +296,12 @@ export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): 
   const parsed = collect(errors, () => parseQuery(ctx, query));
   const opts = collect(errors, () => parseOptions(ctx, options));
   if (errors.length) throw new RequestError(errors);
-  return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, ...opts! });
+  const o = isPlainObject(options) ? options : {};
+  const shape = shapeOf(ctx.type.name, query, o.sortBy, o.sortOrder);
+  let after = null;
+  if (o.cursor !== undefined && o.cursor !== null) {
+    if (opts!.skip > 0) throw requestError('INVALID_REQUEST', 'options.cursor: a cursor continues where the last page ended; it takes no skip', { field: 'options.cursor' });
+    after = decodeCursor(o.cursor, shape);
+  }
+  return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, ...opts!, after, shape });
 }

@@ -138,6 +138,20 @@ export interface QueryOptions<S extends TypeName<C> | object = Record<string, un
   sortBy?: SortPath<S, C>;
   /** 1 ascending (default), -1 descending, 0 none. */
   sortOrder?: 1 | -1 | 0;
+  /** Continue after the last document of an earlier answer (its `cursor`), with the same query and sort. */
+  cursor?: string | null;
+}
+
+/** Options of `iterate`: a sort, a cap on the documents yielded, and how many are read at a time. */
+export interface IterateOptions<S extends TypeName<C> | object = Record<string, unknown>, C extends CatalogueShape = BuiltinCatalogue> {
+  /** Field path to sort on. */
+  sortBy?: SortPath<S, C>;
+  /** 1 ascending (default), -1 descending, 0 none. */
+  sortOrder?: 1 | -1 | 0;
+  /** Documents yielded at most; 0 or absent: every match. */
+  limit?: number;
+  /** Documents read per step (default 1,000). */
+  batchSize?: number;
 }
 
 /** The document type whose fields an update sets: the write form of a type name's documents, or the document type itself. */

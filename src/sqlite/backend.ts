@@ -3,11 +3,11 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, updateCollision, type Backend, type Explained, type FieldSet, type InsertResult, type StoredDoc } from '../backend.js';
+import { duplicateError, parentNotObject, updateCollision, type Backend, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileSelect, compileWhere, jsonPath } from './compile.js';
+import { compileSelect, compileWhere, jsonPath, type CompiledSelect } from './compile.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema } from './schema.js';
@@ -97,21 +97,39 @@ export class SqliteBackend implements Backend {
     return compileSelect(plan, { type: info.name, keyed: this.#settings.keyed.get(info.name) ?? new Set() });
   }
 
-  query(info: TypeInfo, plan: QueryPlan): { data: StoredDoc[]; total: number } {
+  /** This backend continues keyset cursors (plan.after). */
+  readonly cursors = true;
+
+  query(info: TypeInfo, plan: QueryPlan): QueryResult {
     const select = this.#select(info, plan);
-    const page = () => this.#statements.get(select.sql).pluck(true).all(...select.params) as string[];
+    const statement = this.#statements.get(select.sql);
     return this.#retry(() => {
-      let rows: string[];
-      let total: number;
-      if (select.paged) {
-        // One read transaction: the page and the total come from the same snapshot.
-        [rows, total] = this.#tx(() => [page(), this.#statements.get(select.countSql).pluck(true).get(...select.countParams) as number]) as [string[], number];
-      } else {
-        rows = page();
-        total = rows.length;
+      if (!select.keyed) {
+        const page = () => statement.pluck(true).all(...select.params) as string[];
+        let rows: string[];
+        let total: number;
+        if (select.paged) {
+          // One read transaction: the page and the total come from the same snapshot.
+          [rows, total] = this.#tx(() => [page(), this.#count(select)]) as [string[], number];
+        } else {
+          rows = page();
+          total = rows.length;
+        }
+        return { data: JSON.parse(`[${rows.join(',')}]`) as StoredDoc[], total, next: null };
       }
-      return { data: JSON.parse(`[${rows.join(',')}]`) as StoredDoc[], total };
+      const page = () => statement.pluck(false).all(...select.params) as { d: string; s: number; r: number; k: string | number | null }[];
+      // A cursor carries the total counted when paging began: later pages are not counted again.
+      const [rows, total] = (plan.after ? [page(), plan.after.total] : this.#tx(() => [page(), this.#count(select)])) as [ReturnType<typeof page>, number];
+      const more = rows.length > plan.limit;
+      if (more) rows.pop();
+      const last = rows[rows.length - 1];
+      const data = JSON.parse(`[${rows.map((r) => r.d).join(',')}]`) as StoredDoc[];
+      return { data, total, next: more && last ? { rank: last.r, key: last.k, seq: last.s, total } : null };
     });
+  }
+
+  #count(select: CompiledSelect): number {
+    return this.#statements.get(select.countSql).pluck(true).get(...select.countParams) as number;
   }
 
   explain(info: TypeInfo, plan: QueryPlan): Explained {

@@ -3,7 +3,7 @@
  * JSON paths come only from checked path steps (see parse.ts) and are quoted here, in one place.
  */
 import { polygonHandle } from '../geo/polygons.js';
-import type { Condition, FieldPath, QueryPlan, Sort, Step } from '../query/ast.js';
+import type { Condition, FieldPath, Keyset, QueryPlan, Sort, Step } from '../query/ast.js';
 import { docsTable, ident, rtreeTable } from './names.js';
 
 export interface Compiled {
@@ -277,12 +277,50 @@ export function compileWhere(conditions: readonly Condition[], type: string): Co
 export function compileOrder(sort: Sort | null): string {
   if (!sort) return 'ORDER BY rowid';
   const dir = sort.order === 1 ? 'ASC' : 'DESC';
-  if (sort.path.scalar) return `ORDER BY ${fieldExpr(sort.path.steps[0]!.name)} ${dir}, rowid ASC`;
+  const { rank, key } = sortKey(sort);
+  if (sort.path.scalar) return `ORDER BY ${key} ${dir}, rowid ASC`;
+  return `ORDER BY ${rank} ${dir}, ${key} ${dir}, rowid ASC`;
+}
+
+/**
+ * The expressions a sort orders by: a rank of the value's type (MongoDB's order across types: null/missing,
+ * numbers, strings, objects, arrays, booleans) and the value. A scalar field holds one type, so its rank is only
+ * null-or-not and the ORDER BY uses the field's own expression (its index).
+ */
+function sortKey(sort: Sort): { rank: string; key: string } {
+  if (sort.path.scalar) {
+    const x = fieldExpr(sort.path.steps[0]!.name);
+    return { rank: `(${x} IS NOT NULL)`, key: x };
+  }
   const p = jsonPath(sort.path.steps);
   const rank =
     `CASE json_type(doc, ${p}) WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 ` +
     `WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'false' THEN 5 WHEN 'true' THEN 5 ELSE 0 END`;
-  return `ORDER BY ${rank} ${dir}, json_extract(doc, ${p}) ${dir}, rowid ASC`;
+  return { rank, key: `json_extract(doc, ${p})` };
+}
+
+/**
+ * The matches after a keyset position, in the sort's order (ties by rowid, ascending in both directions). For a
+ * scalar field the condition opens with a range on the field itself, so its index seeks to the position instead
+ * of reading every earlier match: paging a million documents costs each page only its own rows.
+ */
+function afterKeyset(sort: Sort | null, at: Keyset, params: unknown[]): string {
+  if (!sort) {
+    params.push(at.seq);
+    return 'rowid > ?';
+  }
+  const { rank, key } = sortKey(sort);
+  if (sort.path.scalar) {
+    if (at.key === null) {
+      params.push(at.seq);
+      return sort.order === 1 ? `(${key} IS NOT NULL OR rowid > ?)` : `(${key} IS NULL AND rowid > ?)`;
+    }
+    params.push(at.key, at.key, at.seq);
+    return sort.order === 1 ? `(${key} >= ? AND (${key} > ? OR rowid > ?))` : `((${key} <= ? AND (${key} < ? OR rowid > ?)) OR ${key} IS NULL)`;
+  }
+  const cmp = sort.order === 1 ? '>' : '<';
+  params.push(at.rank, at.rank, at.key, at.key, at.seq);
+  return `(${rank} ${cmp} ? OR (${rank} = ? AND (${key} ${cmp} ? OR (${key} IS ? AND rowid > ?))))`;
 }
 
 /** A query as the store runs it: the page's statement and, for a paged query, the statement counting every match. */
@@ -292,8 +330,13 @@ export interface CompiledSelect {
   /** Counts every match (`total`); run in the same read transaction as `sql` when the query is paged. */
   readonly countSql: string;
   readonly countParams: unknown[];
-  /** True when `limit` or `skip` cut the page, so `total` needs `countSql`. */
+  /** True when `limit` or `skip` cut the page, so `total` needs `countSql` (or the cursor carries it). */
   readonly paged: boolean;
+  /**
+   * True when the page is limited: rows are then { d: document JSON, s: rowid, r: sort rank, k: sort key } and one
+   * row past the limit is read, to tell whether a cursor should continue.
+   */
+  readonly keyed: boolean;
 }
 
 /** How a type is stored: its table and the fields that lead an index (an equality on them finds few rows). */
@@ -310,14 +353,22 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget): CompiledSe
   const table = ident(docsTable(target.type));
   const where = compileWhere(plan.conditions, target.type);
   const paged = plan.limit > 0 || plan.skip > 0;
+  const keyed = plan.limit > 0;
   // In insertion order, the matches are found first as a set of rowids, then read in rowid order: the
   // planner then picks the best index for the conditions, and no sorter carries whole documents.
   // An equality on an indexed field finds a handful of rows: there the plain form is cheaper.
   const pinpoint = plan.conditions.some(
     (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && target.keyed.has(c.path.steps[0]!.name),
   );
-  const filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
-  const sql = `SELECT json(doc) FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
-  const params = paged ? [...where.params, plan.limit > 0 ? plan.limit : -1, plan.skip] : where.params;
-  return { sql, params, countSql: `SELECT count(*) FROM ${table} WHERE ${where.sql}`, countParams: where.params, paged };
+  const params = [...where.params];
+  let filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
+  if (plan.after) filter = `${filter} AND ${afterKeyset(plan.sort, plan.after, params)}`;
+  let columns = 'json(doc)';
+  if (keyed) {
+    const { rank, key } = plan.sort ? sortKey(plan.sort) : { rank: '0', key: 'NULL' };
+    columns = `json(doc) AS d, rowid AS s, ${rank} AS r, ${key} AS k`;
+  }
+  const sql = `SELECT ${columns} FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
+  if (paged) params.push(keyed ? plan.limit + 1 : -1, plan.skip);
+  return { sql, params, countSql: `SELECT count(*) FROM ${table} WHERE ${where.sql}`, countParams: where.params, paged, keyed };
 }
