@@ -70,6 +70,19 @@ export interface Backend {
   /** The statements a query would run and the database's plan for them. */
   explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained>;
   close(): MaybePromise<void>;
+  /**
+   * Opens one write transaction that several inserts join, for a load whose whole source is atomic; absent on
+   * backends that cannot hold one open across awaits (the façade then refuses atomic loads).
+   */
+  bulk?(): BulkWriter;
+}
+
+/** One open write transaction: inserts join it; nothing is visible to others until commit. */
+export interface BulkWriter {
+  /** Inserts stamped documents; collisions are reported (the caller decides to roll back). */
+  insert(info: TypeInfo, docs: readonly StoredDoc[]): MaybePromise<InsertResult>;
+  commit(): MaybePromise<void>;
+  rollback(): MaybePromise<void>;
 }
 
 /** The DUPLICATE_KEY error of a document that collided on the unique key `fields`. */

@@ -33,6 +33,17 @@ interface Core {
   readonly backend: Backend;
   readonly settings: Settings;
   closed: boolean;
+  /** Set while an atomic load holds its transaction open: other requests wait for it (on one connection they would join it). */
+  gate: Promise<unknown> | null;
+}
+
+export interface LoadOptions {
+  /** Documents per transaction (default 1,000); with `atomic`, per insert inside the one transaction. */
+  batchSize?: number;
+  /** One transaction for the whole source: any refused document writes nothing at all (default false). */
+  atomic?: boolean;
+  /** Errors listed in the answer at most (default 100); `message` counts them all. */
+  maxErrors?: number;
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -82,12 +93,13 @@ export class DynamicStore {
    * other backends build theirs. The backend must have been made with the same settings.
    */
   static over(backend: Backend, settings: Settings): DynamicStore {
-    return new DynamicStore({ backend, settings, closed: false }, settings.userId);
+    return new DynamicStore({ backend, settings, closed: false, gate: null }, settings.userId);
   }
 
   /** The SQLite backend, or a TypeError naming the member that needs one. */
   #sqlite(member: string): SqliteBackend {
     this.#open();
+    if (this.#core.gate) throw new TypeError(`${member}: an atomic load is in progress`);
     const b = this.#core.backend;
     if (!(b instanceof SqliteBackend)) throw new TypeError(`${member} is only available on SQLite stores`);
     return b;
@@ -269,6 +281,107 @@ export class DynamicStore {
   }
 
   /**
+   * Inserts documents from an (async) iterable, `batchSize` at a time, so memory stays flat for any source (an NDJSON
+   * file, a generator): each batch is one transaction, or the whole source one with `atomic`. A refused document
+   * (invalid, or a duplicate key) is skipped and reported with its position in the source (`index`, 0-based); with
+   * `atomic` it makes the whole load write nothing. Answers one envelope: `count` documents written, `total` read,
+   * the first `maxErrors` errors. `insertedIds` stays empty (a million ids would defeat the point).
+   * @example await store.load('Well', readNdjson('wells.ndjson'), { batchSize: 5000 })
+   */
+  async load(type: string, source: Iterable<unknown> | AsyncIterable<unknown>, options?: LoadOptions): Promise<Envelope<never>> {
+    this.#open();
+    const iterable = source as { [Symbol.iterator]?: unknown; [Symbol.asyncIterator]?: unknown } | null;
+    if (!iterable || (typeof iterable[Symbol.asyncIterator] !== 'function' && typeof iterable[Symbol.iterator] !== 'function')) {
+      throw new TypeError('load: source must be an iterable or async iterable of documents');
+    }
+    const o = options ?? {};
+    const batchSize = o.batchSize ?? 1000;
+    const maxErrors = o.maxErrors ?? 100;
+    if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError('load: batchSize must be a positive integer');
+    if (!Number.isSafeInteger(maxErrors) || maxErrors < 0) throw new RangeError('load: maxErrors must be a non-negative integer');
+    const atomic = o.atomic === true;
+    const { backend, settings } = this.#core;
+    let info: TypeInfo;
+    try {
+      info = this.#resolve(type);
+    } catch (e) {
+      if (e instanceof RequestError) return fail(e.errors);
+      throw e;
+    }
+    if (atomic && !backend.bulk) return fail([{ code: 'INVALID_REQUEST', message: 'load: this backend cannot load atomically yet; load in batches' }]);
+    await this.#core.gate;
+    let release = () => {};
+    if (atomic) this.#core.gate = new Promise<void>((resolve) => (release = resolve));
+    const errors: EnvelopeError[] = [];
+    let refused = 0;
+    let read = 0;
+    let written = 0;
+    const report = (e: EnvelopeError) => {
+      refused++;
+      if (errors.length < maxErrors) errors.push(e);
+    };
+    let writer: ReturnType<NonNullable<Backend['bulk']>> | undefined;
+    try {
+      writer = atomic ? backend.bulk!() : undefined;
+      let batch: StoredDoc[] = [];
+      let positions: number[] = [];
+      const flush = async () => {
+        if (!batch.length) return;
+        const docs = batch;
+        const at = positions;
+        batch = [];
+        positions = [];
+        // An atomic load that met a refused document writes nothing more: it will roll back.
+        if (atomic && refused) return;
+        const r = writer ? await writer.insert(info, docs) : await backend.insert(info, docs, false);
+        written += r.insertedIds.length;
+        for (const e of r.errors) {
+          const pos = at[e.index ?? 0]!;
+          report({ ...e, index: pos, message: e.message.replace(/^document \d+:/, `document ${pos}:`) });
+        }
+      };
+      const now = settings.now();
+      for await (const raw of iterable as AsyncIterable<unknown>) {
+        const r = validateDocument(info, raw, { strict: settings.strict, index: read });
+        if (r.errors.length) r.errors.forEach(report);
+        else {
+          batch.push(this.#stamp(r.doc, now));
+          positions.push(read);
+        }
+        read++;
+        if (batch.length >= batchSize) await flush();
+        // Atomic and already refused: once the answer's error list is full, reading on changes nothing.
+        if (atomic && refused && errors.length >= maxErrors) break;
+      }
+      await flush();
+      if (writer) {
+        if (refused) {
+          await writer.rollback();
+          written = 0;
+        } else await writer.commit();
+      }
+    } catch (e) {
+      try {
+        await writer?.rollback();
+      } catch {
+        // The transaction is gone with the failure that ended it.
+      }
+      return { ...this.#failure<never>(e), count: atomic ? 0 : written, total: read };
+    } finally {
+      if (atomic) {
+        this.#core.gate = null;
+        release();
+      }
+    }
+    const message = refused
+      ? atomic
+        ? `0 of ${read} loaded; ${plural(refused, 'document')} refused; nothing was written (atomic)`
+        : `${written} of ${read} loaded; ${plural(refused, 'document')} refused`
+      : `${written} of ${read} loaded`;
+    return envelope<never>({ count: written, total: read, errors, success: refused === 0, message });
+  }
+
+  /**
    * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
@@ -327,22 +440,28 @@ export class DynamicStore {
    */
   #run<T>(fn: () => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
     this.#open();
-    const failed = (e: unknown): Envelope<T> => {
-      if (e instanceof RequestError) return fail<T>(e.errors);
-      const requestId = randomBytes(6).toString('hex');
-      try {
-        this.#core.settings.onError?.(e, requestId);
-      } catch {
-        // A throwing hook must not turn an answer into a crash of the host.
-      }
-      return fail<T>([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
-    };
+    // An atomic load holds the connection's one transaction: run after it, never inside it.
+    const gate = this.#core.gate;
+    if (gate) return gate.then(() => this.#run(fn));
+    const failed = (e: unknown) => this.#failure<T>(e);
     try {
       const out = fn();
       return out instanceof Promise ? out.catch(failed) : Promise.resolve(out);
     } catch (e) {
       return Promise.resolve(failed(e));
     }
+  }
+
+  /** The answer to a failure: a RequestError's errors, or INTERNAL with a request id and the cause sent to onError only. */
+  #failure<T>(e: unknown): Envelope<T> {
+    if (e instanceof RequestError) return fail<T>(e.errors);
+    const requestId = randomBytes(6).toString('hex');
+    try {
+      this.#core.settings.onError?.(e, requestId);
+    } catch {
+      // A throwing hook must not turn an answer into a crash of the host.
+    }
+    return fail<T>([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
   }
 
   #resolve(type: unknown): TypeInfo {

@@ -5,12 +5,12 @@
  * knows (`'Folder'` for Petron); both spellings give the same document type.
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
-import { DynamicStore, type InsertOptions, type OpenOptions } from './dynamic.js';
+import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions } from './dynamic.js';
 import type { Envelope } from './envelope.js';
 import type { Query, QueryOptions, UpdateBody, IterateOptions } from './query/types.js';
 import type { Db } from './sqlite/connection.js';
 
-export type { InsertOptions, OpenOptions } from './dynamic.js';
+export type { InsertOptions, LoadOptions, OpenOptions } from './dynamic.js';
 
 /**
  * An in-process document store over SQLite.
@@ -162,6 +162,15 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    */
   insert<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[], options?: InsertOptions): Promise<Envelope<never>> {
     return this.#dynamic.insert(type, docs, options);
+  }
+
+  /**
+   * Inserts documents from an (async) iterable in batches (one transaction each, or one for all with `atomic`), so
+   * memory stays flat for any source; refused documents are reported with their position in the source.
+   * @example await store.load('Well', wellsFromNdjson('wells.ndjson'), { batchSize: 5000 })
+   */
+  load<T extends TypeName<C>>(type: T, source: Iterable<DocInput<T, C>> | AsyncIterable<DocInput<T, C>>, options?: LoadOptions): Promise<Envelope<never>> {
+    return this.#dynamic.load(type, source, options);
   }
 
   /**

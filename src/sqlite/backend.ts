@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, updateCollision, type Backend, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc } from '../backend.js';
+import { duplicateError, parentNotObject, updateCollision, type Backend, type BulkWriter, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -245,6 +245,25 @@ export class SqliteBackend implements Backend {
   delete(info: TypeInfo, plan: QueryPlan): number {
     const where = compileWhere(plan.conditions, info.name);
     return this.#write(() => this.#statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1);
+  }
+
+  /**
+   * One write transaction held open across awaits (BEGIN IMMEDIATE now, COMMIT or ROLLBACK later). The façade lets
+   * no other request of this store run meanwhile: on one connection it would join the transaction.
+   */
+  bulk(): BulkWriter {
+    this.#retry(() => this.#db.exec('BEGIN IMMEDIATE'));
+    let open = true;
+    const end = (sql: string) => {
+      if (!open) return;
+      open = false;
+      this.#db.exec(sql);
+    };
+    return {
+      insert: (info, docs) => this.#insertDocs(info, docs),
+      commit: () => end('COMMIT'),
+      rollback: () => end('ROLLBACK'),
+    };
   }
 
   /** The whole database as bytes, in a form an in-memory database opens (see asRollbackJournal). */
