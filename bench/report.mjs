@@ -211,6 +211,8 @@ export async function writeReport({ root, results }) {
   const file = path.join(root, 'bench', 'REPORT.md');
   const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
   const kept = /<!-- findings -->[\s\S]*<!-- \/findings -->/.exec(old)?.[0] ?? '<!-- findings -->\n<!-- /findings -->';
+  // The PostgreSQL section is written by `--backend postgres` runs (writePostgres) and kept as it is here.
+  const postgres = POSTGRES_SECTION.exec(old)?.[0];
   const text = [
     '# consolidata benchmark report',
     '',
@@ -223,7 +225,63 @@ export async function writeReport({ root, results }) {
     '',
     kept,
     '',
+    ...(postgres ? [postgres, ''] : []),
   ].join('\n');
   fs.writeFileSync(file, text);
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+const POSTGRES_SECTION = /<!-- postgres -->[\s\S]*<!-- \/postgres -->/;
+
+/**
+ * `--backend postgres`: consolidata and hand-written SQL on PostgreSQL beside the same on SQLite, one table per size,
+ * written to results/postgres.{json,meta.json} and to REPORT.md's PostgreSQL section (only that section changes).
+ */
+export async function writePostgres({ root, results, rows, meta, workloads }) {
+  fs.mkdirSync(results, { recursive: true });
+  fs.writeFileSync(path.join(results, 'postgres.json'), JSON.stringify(rows, null, 1));
+  fs.writeFileSync(path.join(results, 'postgres.meta.json'), JSON.stringify(meta, null, 1));
+  const m = meta.machine;
+  const lines = [
+    '<!-- postgres -->',
+    '## PostgreSQL',
+    '',
+    `Written by \`npm run bench -- --backend postgres\` (${meta.seconds.toFixed(0)} s, ${meta.date}); re-running it rewrites this section only.`,
+    `${m.postgres ?? 'PostgreSQL'} on the same machine (${m.cpu}, ${m.cores} cores), a server the bench starts: Unix socket, \`shared_buffers = 256MB\`,`,
+    `fsync on and \`synchronous_commit = off\` (as SQLite's files run: WAL, \`synchronous = NORMAL\`); node-postgres ${meta.versions.pg}, pools of 4.`,
+    '`ANALYZE` runs once the data is in, as autovacuum would on a live server. Hand SQL = statements written by hand on the',
+    "store's own layout, each side on its own database (SQLite file, PostgreSQL schema); counts are cross-checked on every",
+    'workload between all four.',
+    '',
+    'Median ms per operation. pg/pgsql = consolidata on PostgreSQL ÷ hand-written SQL on PostgreSQL (the limit there);',
+    'cd/sql the same on SQLite; pg/cd = consolidata on PostgreSQL ÷ consolidata on SQLite.',
+    '',
+  ];
+  const get = (w, n, sys) => rows.find((r) => r.workload === w && r.size === n && r.system === sys);
+  const v = (c) => (c?.medianMs == null ? 'n/a' : ms(c.medianMs));
+  const ratio = (a, b) => (a?.medianMs && b?.medianMs ? x(a.medianMs / b.medianMs) : '–');
+  for (const n of meta.sizes) {
+    lines.push(`### ${n.toLocaleString('en-US')} Well documents`, '');
+    lines.push('| workload | hits | SQLite hand SQL ms | SQLite consolidata ms | cd/sql | PostgreSQL hand SQL ms | PostgreSQL consolidata ms | pg/pgsql | pg/cd |');
+    lines.push('|---|---|---:|---:|---:|---:|---:|---:|---:|');
+    for (const w of workloads) {
+      const [sql, cd, pgsql, pg] = ['sql', 'consolidata', 'pgsql', 'pg'].map((s) => get(w, n, s));
+      if (![sql, cd, pgsql, pg].some((c) => c?.medianMs)) continue;
+      const hits = pgsql?.hits ?? sql?.hits ?? '';
+      lines.push(`| ${w} | ${typeof hits === 'number' ? Math.round(hits * 10) / 10 : hits} | ${v(sql)} | ${v(cd)} | ${ratio(cd, sql)} | ${v(pgsql)} | ${v(pg)} | ${ratio(pg, pgsql)} | ${ratio(pg, cd)} |`);
+    }
+    lines.push('');
+  }
+  const sizes = meta.memory.filter((r) => r.system === 'pg' || r.system === 'pgsql' || r.system === 'sql');
+  if (sizes.length) {
+    lines.push('Storage of the Well documents: ' + sizes.map((r) => `${r.system === 'sql' ? 'SQLite file' : r.system === 'pg' ? 'PostgreSQL table (consolidata)' : 'PostgreSQL table (hand SQL)'} ${(r.bytesOnDisk / 2 ** 20).toFixed(0)} MB at ${sizeLabel(r.size)}`).join(', ') + ' (tables with their indexes and TOAST).', '');
+  }
+  lines.push(`**Mismatches:** ${meta.mismatches.length ? meta.mismatches.join('; ') : 'none.'}`, '', '<!-- /postgres -->');
+  const section = lines.join('\n');
+  const file = path.join(root, 'bench', 'REPORT.md');
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# consolidata benchmark report\n';
+  const text = POSTGRES_SECTION.test(old) ? old.replace(POSTGRES_SECTION, () => section) : `${old.trimEnd()}\n\n${section}\n`;
+  fs.writeFileSync(file, text);
+  console.log(section.replace(/<!-- \/?postgres -->\n?/g, ''));
+  console.log(`wrote ${path.relative(process.cwd(), file)} (PostgreSQL section), ${path.join(path.relative(process.cwd(), results), 'postgres.json')}`);
 }

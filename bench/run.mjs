@@ -7,6 +7,8 @@
  *   node bench/run.mjs --full     adds 1M
  *   node bench/run.mjs --report   copies the latest results into bench/REPORT.md with the machine description
  *   node bench/run.mjs --testkit  consolidata/testing: per-test setup by re-inserting vs restoring a snapshot (bench/testkit.mjs)
+ *   node bench/run.mjs --backend postgres   the workloads at 100k on PostgreSQL (a throwaway server, or --pg-url=…)
+ *                                  beside SQLite: consolidata and hand-written SQL on each; writes REPORT.md's PostgreSQL section
  *   dev: --sizes=10000 --systems=sql,consolidata --only=eq-pwi,bounds-100
  */
 import { spawnSync } from 'node:child_process';
@@ -18,7 +20,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mjs';
 import { boxFor, polygonFor, ringsBox } from './geo.mjs';
-import { writeOutputs, writeReport } from './report.mjs';
+import { writeOutputs, writePostgres, writeReport } from './report.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -27,6 +29,10 @@ const RESULTS = path.join(HERE, 'results');
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
 const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+// `npm run bench -- --backend postgres` (two words) or --backend=postgres.
+const BACKEND = opt('backend') ?? (argv.includes('--backend') ? argv[argv.indexOf('--backend') + 1] : 'sqlite');
+if (BACKEND !== 'sqlite' && BACKEND !== 'postgres') throw new Error(`--backend: expected sqlite or postgres, got ${BACKEND}`);
+const PG = BACKEND === 'postgres';
 
 if (flag('report')) {
   await writeReport({ root: ROOT, results: RESULTS });
@@ -57,11 +63,23 @@ async function loadLibrary() {
 }
 const lib = await loadLibrary();
 const { DataStore } = lib;
+// PostgreSQL: the built consolidata/postgres entry, and a server (a throwaway one unless --pg-url or PG_URL names one).
+const postgres = PG ? await import(pathToFileURL(path.join(ROOT, 'dist', 'postgres.js')).href) : null;
+const cluster = PG ? await (async () => {
+  const url = opt('pg-url') ?? process.env.PG_URL;
+  if (!url) return (await import('./pgcluster.mjs')).startCluster();
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const version = (await client.query('SELECT version() AS v')).rows[0].v.split(' on ')[0];
+  await client.end();
+  return { url, version, stop() {} };
+})() : null;
 
 // ---- configuration ----------------------------------------------------------------------------------------------
 const FULL = flag('full');
-const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const SYSTEMS = (opt('systems') ?? 'sql,consolidata,nedb,loki,mingo').split(',');
+const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : PG ? [100_000] : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
+const SYSTEMS = (opt('systems') ?? (PG ? 'sql,consolidata,pgsql,pg' : 'sql,consolidata,nedb,loki,mingo')).split(',');
 const ONLY = opt('only')?.split(',');
 const ONE_BY_ONE = 1000;
 // Time per (workload, system) cell, by size: reps stop once it is spent (at least 3, at most 15; heavy ones at least 1).
@@ -73,7 +91,11 @@ const MODULES = {
   nedb: './peers/nedb.mjs',
   loki: './peers/loki.mjs',
   mingo: './peers/mingo.mjs',
+  pg: './systems/postgres.mjs',
+  pgsql: './systems/pgsql.mjs',
 };
+/** The limit each system is measured against: hand-written SQL on the same database. */
+const limitOf = (system) => (system === 'pg' || system === 'pgsql' ? 'pgsql' : 'sql');
 
 // ---- measuring -------------------------------------------------------------------------------------------------
 const median = (xs) => {
@@ -215,7 +237,7 @@ for (const n of SIZES) {
   const sys = {};
   for (const name of SYSTEMS) {
     const { create } = await import(MODULES[name]);
-    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore, storeOptions: STORE_OPTIONS });
+    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
   }
   const each = async (fn) => { for (const name of SYSTEMS) await fn(name, sys[name]); };
 
@@ -239,8 +261,10 @@ for (const n of SIZES) {
       record('bulk-insert', n, name, m, { hits: count, docsPerSec: (n / m.ms) * 1000, note: s.notes?.['bulk-insert'] });
       if (count !== n) checkCounts('bulk-insert', n, { expected: n, [name]: count });
     }
+    // PostgreSQL plans from statistics: gathered once the data is in, as autovacuum would on a live server.
+    await s.analyze?.();
     gc();
-    memory.push({ size: n, system: name, rssGrowthMB: (process.memoryUsage().rss - before) / 2 ** 20, bytesOnDisk: s.fileBytes?.() ?? null });
+    memory.push({ size: n, system: name, rssGrowthMB: (process.memoryUsage().rss - before) / 2 ** 20, bytesOnDisk: s.fileBytes?.() ?? (s.bytes ? await s.bytes() : null) });
   });
 
   for (const q of QUERIES) {
@@ -268,7 +292,8 @@ for (const n of SIZES) {
       const pwi = P.pwis[0][0];
       const m = await repeat(async () => { hits = await call(() => s.openAndQuery(pwi)); }, { budget: budget * 2, heavy: true, setup: async () => { await call(() => s.closeForOpen()); gc(); } });
       counts[name] = hits;
-      record('open-existing', n, name, m, { hits, note: s.notes?.['open-existing'] ?? `opens the ${n.toLocaleString('en-US')}-document file, then one eq-pwi query` });
+      const opens = name === 'pg' || name === 'pgsql' ? 'connects a new pool (the store also checks its schema)' : `opens the ${n.toLocaleString('en-US')}-document file`;
+      record('open-existing', n, name, m, { hits, note: s.notes?.['open-existing'] ?? `${opens}, then one eq-pwi query` });
     });
     checkCounts('open-existing', n, counts);
   }
@@ -287,6 +312,7 @@ for (const n of SIZES) {
       count = await call(() => s.dpBulkInsert(rows));
       const m = { ms: performance.now() - t, reps: 1 };
       counts[name] = count;
+      await s.analyze?.();
       record('dp-bulk-insert', n, name, m, { hits: count, docsPerSec: (daily.length / m.ms) * 1000, note: 'one run (a second would collide on the unique key)' });
     });
     checkCounts('dp-bulk-insert', n, counts);
@@ -360,7 +386,7 @@ fs.rmSync(tmp, { recursive: true, force: true });
 
 // ratios to the limit
 for (const r of results) {
-  const limit = results.find((x) => x.workload === r.workload && x.size === r.size && x.system === 'sql');
+  const limit = results.find((x) => x.workload === r.workload && x.size === r.size && x.system === limitOf(r.system));
   if (limit?.medianMs && r.medianMs) r.ratioToLimit = r.medianMs / limit.medianMs;
 }
 const sqliteVersion = (() => { const d = DataStore.open(); const v = d.database.prepare('select sqlite_version()').pluck().get(); d.close(); return v; })();
@@ -371,12 +397,14 @@ const meta = {
   systems: SYSTEMS,
   library: lib.entry,
   seconds: (performance.now() - started) / 1000,
-  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()} ${os.arch()}`, node: process.version, sqlite: sqliteVersion },
+  machine: { cpu: os.cpus()[0]?.model, cores: os.cpus().length, memoryGB: os.totalmem() / 2 ** 30, os: `${os.type()} ${os.release()} ${os.arch()}`, node: process.version, sqlite: sqliteVersion, ...(cluster ? { postgres: cluster.version } : {}) },
   versions: Object.fromEntries(['better-sqlite3', '@seald-io/nedb', 'lokijs', 'mingo'].map((p) => [p, JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', p, 'package.json'), 'utf8')).version])),
   memory,
   peakRssMB: { sampled: peakSampledRss / 2 ** 20, maxRSS: process.resourceUsage().maxRSS / 1024 },
   mismatches,
 };
-writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
+cluster?.stop();
+if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
+else writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
 console.log(`\nmismatches: ${mismatches.length ? mismatches.join('; ') : 'none'}`);
 console.log(`peak RSS: sampled ${meta.peakRssMB.sampled.toFixed(0)} MB, maxRSS ${meta.peakRssMB.maxRSS.toFixed(0)} MB; ${meta.seconds.toFixed(0)} s in all`);

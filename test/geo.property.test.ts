@@ -1,12 +1,13 @@
 /**
  * Geo filters, property-based: random Well documents × random boxes and polygons (with holes), combined with
  * other conditions, sorting and paging. The store's page and total must equal a brute-force check in plain JS
- * (bounds: min/max per axis, edges inclusive; polygon: @turf/boolean-point-in-polygon, boundary inclusive).
- * FUZZ_RUNS sets the number of runs.
+ * (bounds: min/max per axis, edges inclusive; polygon: @turf/boolean-point-in-polygon, boundary inclusive), on every
+ * backend (SQLite, PostgreSQL). FUZZ_RUNS sets the number of runs (per backend).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
+import type { DataStore } from '../src/index.js';
+import { backends } from './helpers/backends.js';
 import {
   expectedPage,
   fuzzRuns,
@@ -315,19 +316,20 @@ async function checkAgainstModel(store: DataStore, docs: WellDoc[], mq: ModelQue
   expect(r.count, ctx).toBe(want.ids.length);
 }
 
+describe.each(backends())('$name', (backend) => {
 describe('geo filters agree with a brute-force check', () => {
   it('bounds and polygons (with holes) × other conditions × sorting × paging: page ids and total', async () => {
     await fc.assert(
       fc.asyncProperty(scene, fc.array(docSpec, { minLength: 0, maxLength: 40 }), fc.array(querySpec, { minLength: 1, maxLength: 4 }), async (s, specs, queries) => {
         const docs = materialise(specs, pointPool(s));
-        const store = DataStore.open();
+        const store = await backend.open();
         try {
           const ins = await store.insert('Well', docs);
           expect(ins.success, ins.message).toBe(true);
           expect(ins.count).toBe(docs.length);
           for (const q of queries) await checkAgainstModel(store, docs, modelQuery(q, s), q.geoJson);
         } finally {
-          store.close();
+          await store.close();
         }
       }),
       { numRuns: RUNS },
@@ -425,7 +427,7 @@ describe('box edges not representable in float32 are decided on the exact double
           for (const x of xs) for (const y of ys) docs.push({ id: `p${docs.length}`, surfaceLoc: point(x, y) });
           // Corners of the box, by the exact doubles.
           docs.push({ id: `p${docs.length}`, surfaceLoc: point(minX, minY) }, { id: `p${docs.length + 1}`, surfaceLoc: point(maxX, maxY) });
-          const store = DataStore.open();
+          const store = await backend.open();
           try {
             expect((await store.insert('Well', docs)).success).toBe(true);
             const mq: ModelQuery = shape === 'bounds' ? { geo: [{ field: 'surfaceLoc', bounds }], limit: 0, skip: 0 } : { geo: [{ field: 'surfaceLoc', polygon: rings }], limit: 0, skip: 0 };
@@ -441,7 +443,7 @@ describe('box edges not representable in float32 are decided on the exact double
             })!;
             expect(ids.has(outside.id)).toBe(false);
           } finally {
-            store.close();
+            await store.close();
           }
         },
       ),
@@ -452,7 +454,7 @@ describe('box edges not representable in float32 are decided on the exact double
   it('tiny (float32-subnormal) coordinates on a box or polygon edge are found', async () => {
     // SQLite's R*Tree cannot round these outward (1e-40 is stored as 9.99994610111476e-41, 5e-324 as 0).
     const values = [5e-324, 1e-320, 1e-40, 1.5e-39, -1e-40, -5e-324];
-    const store = DataStore.open();
+    const store = await backend.open();
     try {
       await store.insert(
         'Well',
@@ -482,14 +484,14 @@ describe('box edges not representable in float32 are decided on the exact double
         expect(p.data.map((d) => d.id), `polygon with an edge at x = ${v}`).toContain(`x${i}`);
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 
   it('31.8000001 on a box edge: the example from the design', async () => {
     const e = 31.8000001;
     expect(notFloat32(e)).toBe(true);
-    const store = DataStore.open();
+    const store = await backend.open();
     try {
       await store.insert('Well', [
         { id: 'at', surfaceLoc: point(-101.9, e) },
@@ -512,7 +514,8 @@ describe('box edges not representable in float32 are decided on the exact double
       expect(from.data.map((d) => d.id)).toContain('at');
       expect(from.data.map((d) => d.id)).not.toContain('below');
     } finally {
-      store.close();
+      await store.close();
     }
   });
+});
 });

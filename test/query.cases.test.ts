@@ -1,8 +1,11 @@
-/** The query case table, run through the store (SQL), the reference evaluator, and mingo as a second opinion. */
+/**
+ * The query case table, run through the store (SQL) on every backend (SQLite, PostgreSQL), the reference evaluator,
+ * and mingo as a second opinion.
+ */
 import { Query } from 'mingo';
 import { describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
 import { normalizeDate } from '../src/catalogue/dates.js';
+import { backends, type StoreBackend } from './helpers/backends.js';
 import { CASES, ERROR_CASES, WELL_DATE_FIELDS, WELLS, type QueryCase } from './helpers/cases.js';
 import { evaluate, type Doc } from './helpers/reference.js';
 
@@ -41,8 +44,8 @@ interface Run {
 /** Extra expression indexes: the planner then reads them instead of scanning, and answers must not change. */
 const INDEXES = { Well: ['basinName', 'fracStages', 'lateralLength', 'isVirtual', 'spudDate', 'groups', 'extra'].map((f) => ({ fields: [f] })) };
 
-async function runStore(c: QueryCase, indexed: boolean): Promise<Run> {
-  const store = DataStore.open(':memory:', { strict: c.strict ?? true, ...(indexed ? { indexes: INDEXES } : {}) });
+async function runStore(backend: StoreBackend, c: QueryCase, indexed: boolean): Promise<Run> {
+  const store = await backend.open({ strict: c.strict ?? true, ...(indexed ? { indexes: INDEXES } : {}) });
   try {
     const ins = await store.dynamic.insert('Well', c.docs as Doc[]);
     expect(ins.errors).toEqual([]);
@@ -54,17 +57,18 @@ async function runStore(c: QueryCase, indexed: boolean): Promise<Run> {
     expect(r.count).toBe(r.data.length);
     return { stored: all.data as Doc[], ids: r.data.map((d) => d.id as string), total: r.total };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
+describe.each(backends())('$name', (backend) => {
 describe('query case table', () => {
   for (const c of CASES) {
     it(`${c.name}: ${show(c.query)}${c.options ? ` ${show(c.options)}` : ''} → [${c.expected.join(', ')}]`, async () => {
       const total = c.total ?? c.expected.length;
-      const store = await runStore(c, false);
+      const store = await runStore(backend, c, false);
       expect({ ids: store.ids, total: store.total }, 'store').toEqual({ ids: c.expected, total });
-      const indexed = await runStore(c, true);
+      const indexed = await runStore(backend, c, true);
       expect({ ids: indexed.ids, total: indexed.total }, 'store with expression indexes').toEqual({ ids: c.expected, total });
 
       const ref = evaluate(store.stored, c.query, c.options, { dateFields: WELL_DATE_FIELDS });
@@ -83,7 +87,7 @@ describe('query case table', () => {
 describe('query errors', () => {
   for (const e of ERROR_CASES) {
     it(`${e.name}: ${show(e.query)}${e.options ? ` ${show(e.options)}` : ''} → ${e.code} on ${e.field}`, async () => {
-      const store = DataStore.open(':memory:', { strict: e.strict ?? true });
+      const store = await backend.open({ strict: e.strict ?? true });
       try {
         await store.insert('Well', WELLS as Doc[]);
         const r = await store.dynamic.query('Well', e.query, e.options);
@@ -94,8 +98,9 @@ describe('query errors', () => {
         const message = r.errors.map((x) => x.message).join('\n');
         for (const part of e.message) expect(message).toContain(part);
       } finally {
-        store.close();
+        await store.close();
       }
     });
   }
+});
 });

@@ -1,11 +1,13 @@
 /**
  * Property: for random Well documents and random queries over their values, the store's page and
- * total equal the reference evaluator's (README "Semantics"). FUZZ_RUNS sets the number of runs.
+ * total equal the reference evaluator's (README "Semantics"), on every backend (SQLite, PostgreSQL).
+ * FUZZ_RUNS sets the number of runs (per backend).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
+import type { DataStore } from '../src/index.js';
 import { normalizeDate } from '../src/catalogue/dates.js';
+import { backends, type StoreBackend } from './helpers/backends.js';
 import { WELL_DATE_FIELDS } from './helpers/cases.js';
 import { evaluate, parsePath, testedValues, type Doc, type EvalOptions } from './helpers/reference.js';
 
@@ -149,8 +151,8 @@ const optionsArb = (paths: readonly [string, Kind][]): fc.Arbitrary<EvalOptions>
 /** Expression indexes on the typed fields and two untyped ones: the planner then uses them, and answers must not change. */
 const INDEXES = { Well: ['basinName', 'fracStages', 'lateralLength', 'isVirtual', 'spudDate', 'groups', 'extra'].map((f) => ({ fields: [f] })) };
 
-async function open(docs: readonly Doc[], indexed: boolean, strict: boolean): Promise<{ store: DataStore; stored: Doc[] }> {
-  const store = DataStore.open(':memory:', { strict, ...(indexed ? { indexes: INDEXES } : {}) });
+async function open(backend: StoreBackend, docs: readonly Doc[], indexed: boolean, strict: boolean): Promise<{ store: DataStore; stored: Doc[] }> {
+  const store = await backend.open({ strict, ...(indexed ? { indexes: INDEXES } : {}) });
   const ins = await store.dynamic.insert('Well', docs.map((d, i) => ({ id: `d${i}`, ...d })));
   if (!ins.success) throw new Error(`insert failed: ${JSON.stringify(ins.errors)}`);
   const stored = (await store.query('Well', {})).data as Doc[];
@@ -158,12 +160,12 @@ async function open(docs: readonly Doc[], indexed: boolean, strict: boolean): Pr
 }
 
 /** Random documents × several random queries each (one store serves them), store against evaluator. */
-function agreement(docsArb: fc.Arbitrary<Doc[]>, paths: readonly [string, Kind][], strict: boolean) {
+function agreement(backend: StoreBackend, docsArb: fc.Arbitrary<Doc[]>, paths: readonly [string, Kind][], strict: boolean) {
   // Queries are drawn from the documents' values (and near misses), so conditions hit.
   const request = (docs: Doc[]) => fc.tuple(queryArb(docs, paths), fc.option(optionsArb(paths), { nil: undefined }));
   const scenario = docsArb.chain((docs) => fc.tuple(fc.constant(docs), fc.array(request(docs), { minLength: 1, maxLength: QUERIES_PER_RUN }), fc.boolean()));
   return fc.asyncProperty(scenario, async ([docs, requests, indexed]) => {
-    const { store, stored } = await open(docs, indexed, strict);
+    const { store, stored } = await open(backend, docs, indexed, strict);
     try {
       for (const [query, options] of requests) {
         const r = await store.dynamic.query('Well', query, options);
@@ -173,22 +175,23 @@ function agreement(docsArb: fc.Arbitrary<Doc[]>, paths: readonly [string, Kind][
         expect(r.count).toBe(r.data.length);
       }
     } finally {
-      store.close();
+      await store.close();
     }
   });
 }
 
+describe.each(backends())('$name', (backend) => {
 describe('query property: store = reference evaluator', () => {
   it(`page ids and total agree for random documents × queries (${RUNS} runs)`, async () => {
-    await fc.assert(agreement(docsArb as fc.Arbitrary<Doc[]>, PATHS, true), { numRuns: RUNS });
+    await fc.assert(agreement(backend, docsArb as fc.Arbitrary<Doc[]>, PATHS, true), { numRuns: RUNS });
   });
 
   it(`strict: false — an unknown field of any JSON type agrees too (${Math.ceil(RUNS / 4)} runs)`, async () => {
-    await fc.assert(agreement(looseDocsArb as fc.Arbitrary<Doc[]>, LOOSE_PATHS, false), { numRuns: Math.ceil(RUNS / 4) });
+    await fc.assert(agreement(backend, looseDocsArb as fc.Arbitrary<Doc[]>, LOOSE_PATHS, false), { numRuns: Math.ceil(RUNS / 4) });
   });
 
   it(`an operand of the wrong kind on a typed field is INVALID_QUERY naming the path (${Math.ceil(RUNS / 4)} runs)`, async () => {
-    const store = DataStore.open();
+    const store = await backend.open();
     await store.insert('Well', [{ pwi: 'W1', fracStages: 3, isVirtual: true, spudDate: '2021-03-14', basinName: 'Permian' }]);
     // Per field: operands of another kind, which every operator refuses (null is allowed for eq/ne/in, so not drawn).
     const wrong: Record<string, fc.Arbitrary<unknown>> = {
@@ -214,7 +217,8 @@ describe('query property: store = reference evaluator', () => {
         { numRuns: Math.ceil(RUNS / 4) },
       );
     } finally {
-      store.close();
+      await store.close();
     }
   });
+});
 });

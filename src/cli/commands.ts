@@ -1,8 +1,9 @@
 /** The `import` and `export` commands as functions: arguments in, messages on `stderr`, an exit code out. */
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MultiBar, Presets } from 'cli-progress';
-import { DynamicStore } from '../dynamic.js';
+import type { DynamicStore } from '../dynamic.js';
+import { openDb } from './db.js';
 import { runExport } from './export.js';
 import { importExitCode, importSummaryText, runImport, type TextSink } from './import.js';
 
@@ -10,16 +11,12 @@ import { importExitCode, importSummaryText, runImport, type TextSink } from './i
 export type MessageStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 /**
- * Opens an existing database file; answers an error message when there is none (nothing is created) or it
- * cannot be opened. `serve` creates missing files; `import` only with `--create`, `export` never.
+ * Opens an existing database file or a PostgreSQL database (`postgres://…`); answers an error message when there is
+ * none (nothing is created) or it cannot be opened. `serve` creates missing files; `import` only with `--create`,
+ * `export` never.
  */
-export function openStore(db: string, options: { create?: boolean; hint?: string } = {}): DynamicStore | string {
-  if (!options.create && !existsSync(db)) return `${db}: no such database file${options.hint ? ` (${options.hint})` : ''}`;
-  try {
-    return DynamicStore.open(db);
-  } catch (e) {
-    return `${db}: ${(e as Error).message}`;
-  }
+export function openStore(db: string, options: { create?: boolean; hint?: string } = {}): Promise<DynamicStore | string> {
+  return openDb(db, options);
 }
 
 export interface ImportCommand {
@@ -54,7 +51,7 @@ export async function importCommand(o: ImportCommand): Promise<number> {
     say(`${o.file}: ${(e as Error).message}`);
     return 1;
   }
-  const store = openStore(o.db, { create: o.create, hint: 'pass --create to create it' });
+  const store = await openStore(o.db, { create: o.create, hint: 'pass --create to create it' });
   if (typeof store === 'string') {
     say(store);
     return 1;
@@ -102,7 +99,7 @@ export async function importCommand(o: ImportCommand): Promise<number> {
     say((e as Error).message);
     return 1;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -127,7 +124,7 @@ export interface ExportCommand {
  */
 export async function exportCommand(o: ExportCommand): Promise<number> {
   const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
-  const store = openStore(o.db, { hint: 'check --db' });
+  const store = await openStore(o.db, { hint: 'check --db' });
   if (typeof store === 'string') {
     say(store);
     return 1;
@@ -141,6 +138,6 @@ export async function exportCommand(o: ExportCommand): Promise<number> {
     o.stderr.write(`consolidata export: ${exported} documents\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

@@ -110,7 +110,17 @@ function equalityOperand(path: FieldPath, label: string, v: unknown): unknown {
   }
 }
 
+/** A string as UTF-8 orders it: a lone surrogate becomes U+FFFD, as it does when text is stored or bound. */
+function asStored(v: string): string {
+  return v.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+}
+
 function comparisonOperand(path: FieldPath, label: string, v: unknown): string | number | boolean {
+  const value = comparisonValue(path, label, v);
+  return typeof value === 'string' ? asStored(value) : value;
+}
+
+function comparisonValue(path: FieldPath, label: string, v: unknown): string | number | boolean {
   if (v === undefined) throw invalid(label, UNDEFINED);
   if (path.scalar || (path.field?.category === 'enum' && path.steps.length === 1)) {
     const value = equalityOperand(path, label, v);

@@ -1,7 +1,8 @@
 /** One case table for the HTTP adapter, run over a socket (node handler) and through the Fetch handler. */
 import { expect } from 'vitest';
-import { DataStore, type Envelope } from '../../src/index.js';
+import type { DataStore, Envelope } from '../../src/index.js';
 import type { HttpOptions } from '../../src/http/index.js';
+import { sqlite, type StoreBackend } from '../helpers/backends.js';
 
 export const ENVELOPE_KEYS = [
   'data', 'cursor', 'hasCursor', 'empty', 'count', 'total', 'activityId', 'success', 'message', 'errors',
@@ -36,9 +37,9 @@ export interface HttpCase {
   check?: (reply: Reply, store: DataStore) => void | Promise<void>;
 }
 
-/** Three Wells every case starts from. */
-export async function seededStore(): Promise<DataStore> {
-  const store = DataStore.open(':memory:', { userId: 'seed' });
+/** Three Wells every case starts from, in a store of `backend` (SQLite in memory unless told). */
+export async function seededStore(backend: StoreBackend = sqlite): Promise<DataStore> {
+  const store = await backend.open({ userId: 'seed' });
   const env = await store.insert('Well', [
     { id: 'w1', pwi: 'W1', basinName: 'Permian', fracStages: 20, spudDate: '3/14/2021', surfaceLoc: { type: 'Point', coordinates: [-101.9, 31.8] } },
     { id: 'w2', pwi: 'W2', basinName: 'Bakken', fracStages: 10, spudDate: '2019-01-01', surfaceLoc: { type: 'Point', coordinates: [-103.2, 47.9] } },

@@ -1,0 +1,61 @@
+/**
+ * What `--db` names: a SQLite file, or a PostgreSQL database (`postgres://…` / `postgresql://…`), opened through
+ * `consolidata/postgres`, loaded only then (it loads `pg`).
+ */
+import { existsSync } from 'node:fs';
+import { DynamicStore } from '../dynamic.js';
+import type { OpenOptions } from '../settings.js';
+
+/**
+ * True when `--db` is a PostgreSQL connection string rather than a file.
+ * @example isPostgresUrl('postgres://etl@127.0.0.1/wells') // true
+ */
+export function isPostgresUrl(db: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(db);
+}
+
+/**
+ * `--db` as messages show it: a connection string without its password.
+ * @example shownDb('postgres://etl:secret@db/wells') // 'postgres://etl:***@db/wells'
+ */
+export function shownDb(db: string): string {
+  if (!isPostgresUrl(db)) return db;
+  try {
+    const url = new URL(db);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return db.replace(/:[^:@/]*@/, ':***@');
+  }
+}
+
+export interface OpenDbOptions {
+  /** SQLite: create the file when it does not exist (default: refuse). A PostgreSQL database must exist; its tables are made as needed. */
+  create?: boolean;
+  /** Added to the "no such database file" message. */
+  hint?: string;
+  onError?: OpenOptions['onError'];
+}
+
+/**
+ * Opens the store `--db` names (a connection string's `?schema=` names the PostgreSQL schema); answers an error
+ * message instead when it cannot (nothing is created then).
+ * @example const store = await openDb('postgres://etl@127.0.0.1/wells?schema=wells');
+ */
+export async function openDb(db: string, options: OpenDbOptions = {}): Promise<DynamicStore | string> {
+  const settings: OpenOptions = options.onError ? { onError: options.onError } : {};
+  if (isPostgresUrl(db)) {
+    try {
+      const { openPostgres } = await import('../postgres/index.js');
+      return (await openPostgres(db, settings)).dynamic;
+    } catch (e) {
+      return `${shownDb(db)}: ${(e as Error).message}`;
+    }
+  }
+  if (!options.create && !existsSync(db)) return `${db}: no such database file${options.hint ? ` (${options.hint})` : ''}`;
+  try {
+    return DynamicStore.open(db, settings);
+  } catch (e) {
+    return `${db}: ${(e as Error).message}`;
+  }
+}

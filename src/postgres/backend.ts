@@ -1,0 +1,848 @@
+/**
+ * The PostgreSQL backend: a pool of node-postgres clients, each request one transaction (or one statement, which is
+ * one), plans compiled by compile.ts. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
+ * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`) on what they rewrite, so
+ * concurrent writers never lose an update; deadlocks and serialization failures are run again whole.
+ */
+import type { TypeInfo } from '../catalogue/index.js';
+import { put, isPlainObject } from '../catalogue/validate.js';
+import {
+  duplicateError,
+  parentNotObject,
+  updateCollision,
+  type Backend,
+  type BulkWriter,
+  type Explained,
+  type FieldSet,
+  type InsertResult,
+  type QueryResult,
+  type StoredDoc,
+} from '../backend.js';
+import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
+import { inPolygon, polygonHandle } from '../geo/polygons.js';
+import type { Condition, QueryPlan } from '../query/ast.js';
+import type { Settings } from '../settings.js';
+import { compileWhere, coordText, fieldExpr, Params, selectStatement, unstorable, type PgSelect } from './compile.js';
+import { docsTable, META_TABLE, qualified } from './names.js';
+import { fieldsOfIndexDef, LAYOUT, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
+
+/** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
+export interface PgClientLike {
+  query(config: { text: string; values?: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+  query(text: string): Promise<unknown>;
+  release(destroy?: Error | boolean): void;
+}
+
+/** What the backend needs of a node-postgres pool (a `pg.Pool` is one). */
+export interface PgPoolLike {
+  connect(): Promise<PgClientLike>;
+  end(): Promise<void>;
+}
+
+type Row = unknown[];
+
+/** A request is run again whole (it wrote nothing) this many times at most. */
+const ATTEMPTS = 4;
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK = '40P01';
+const LOCK_TIMEOUT = '55P03';
+const UNIQUE_VIOLATION = '23505';
+/** The server refused a translated pattern (too complex for its engine). */
+const BAD_REGEX = new Set(['2201B', '54001']);
+/** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
+const CHUNK_CHARS = 8 * 1024 * 1024;
+const CHUNK_DOCS = 5000;
+
+function sqlState(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/** Thrown inside a transaction to roll it back while keeping what the caller answers. */
+class Rollback<T> extends Error {
+  constructor(readonly result: T) {
+    super('rollback');
+  }
+}
+
+/** A replace whose batched statements collided: run again one document at a time, to name the one that collides. */
+class OneByOne extends Error {}
+
+/** A replace that met an id another request created meanwhile: run again whole, it is now an existing document. */
+class IdRace extends Error {}
+
+/** An insert run as one statement met a collision (and wrote nothing): it goes again in a transaction. */
+class Collided extends Error {}
+
+/** In a document's JSON text, the escapes of what PostgreSQL text cannot hold (or a backslash that looks like one). */
+const SUSPECT = /\\u0000|\\ud[89a-f]/i;
+
+/** Splits documents into INSERT-sized runs of their JSON texts. */
+function chunks<T>(items: readonly T[], text: (t: T) => string): { items: T[]; json: string }[] {
+  const out: { items: T[]; json: string }[] = [];
+  let cur: T[] = [];
+  let parts: string[] = [];
+  let size = 0;
+  for (const item of items) {
+    const t = text(item);
+    if (cur.length && (size + t.length > CHUNK_CHARS || cur.length >= CHUNK_DOCS)) {
+      out.push({ items: cur, json: `[${parts.join(',')}]` });
+      cur = [];
+      parts = [];
+      size = 0;
+    }
+    cur.push(item);
+    parts.push(t);
+    size += t.length + 1;
+  }
+  if (cur.length) out.push({ items: cur, json: `[${parts.join(',')}]` });
+  return out;
+}
+
+/** Runs statements on one client. */
+class Session {
+  constructor(readonly client: PgClientLike) {}
+
+  async rows(text: string, values: unknown[] = []): Promise<Row[]> {
+    return (await this.client.query({ text, values, rowMode: 'array' })).rows as Row[];
+  }
+
+  async count(text: string, values: unknown[] = []): Promise<number> {
+    return (await this.client.query({ text, values, rowMode: 'array' })).rowCount ?? 0;
+  }
+
+  async exec(text: string): Promise<void> {
+    await this.client.query(text);
+  }
+}
+
+export interface PostgresBackendOptions {
+  /** The schema holding the store's tables (created if missing). */
+  readonly schema: string;
+  /** End the pool on close (true when the store made it from a connection string). */
+  readonly ownsPool: boolean;
+  /**
+   * True when every connection of the pool already has `lock_timeout` set (the store's own pool sets it at connect);
+   * otherwise each write transaction sets it.
+   */
+  readonly lockTimeoutSet: boolean;
+  /** Citus layout (see citus.ts), or none. */
+  readonly distribution?: PgSchemaOptions['distribution'];
+}
+
+/**
+ * A Backend over PostgreSQL; `openPostgres` (index.ts) is how applications get one.
+ * @example const backend = await PostgresBackend.open(pool, settings, { schema: 'public', ownsPool: false, lockTimeoutSet: false });
+ */
+export class PostgresBackend implements Backend {
+  readonly #pool: PgPoolLike;
+  readonly #settings: Settings;
+  readonly #options: PostgresBackendOptions;
+  readonly #schemaOptions: PgSchemaOptions;
+  readonly #tables = new Map<string, string>();
+  /** Index name → the fields of the unique key it enforces, read from the database (so any index of the store is named right). */
+  readonly #keyOfIndex = new Map<string, readonly string[]>();
+  /** Per table, every field some unique index covers: a replace that changes none of them cannot collide. */
+  readonly #uniqueFields = new Map<string, Set<string>>();
+
+  private constructor(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions) {
+    this.#pool = pool;
+    this.#settings = settings;
+    this.#options = options;
+    this.#schemaOptions = { uniqueKeys: settings.uniqueKeys, indexes: settings.indexes, distribution: options.distribution };
+    for (const n of settings.catalogue.names) this.#tables.set(n, qualified(options.schema, docsTable(n)));
+  }
+
+  /**
+   * Checks the server (UTF8), creates what the schema lacks (never drops anything) and reads its unique indexes.
+   * @example const backend = await PostgresBackend.open(pool, resolveSettings({}, 'open'), { schema: 'public', ownsPool: true, lockTimeoutSet: true });
+   */
+  static async open(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions): Promise<PostgresBackend> {
+    const backend = new PostgresBackend(pool, settings, options);
+    await backend.#client(async (s) => {
+      const [[encoding]] = (await s.rows('SHOW server_encoding')) as [[string]];
+      // Byte order of strings and code-point regexes hold only for UTF-8 text.
+      if (encoding !== 'UTF8') throw new Error(`openPostgres: the database encoding is ${encoding}; the store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`);
+      await backend.#ensureSchema(s);
+      await backend.#readUniqueIndexes(s);
+    });
+    return backend;
+  }
+
+  /** The schema's tables and indexes: created in one transaction under an advisory lock when the fingerprint differs. */
+  async #ensureSchema(s: Session): Promise<void> {
+    const { schema } = this.#options;
+    const { statements, fingerprint } = schemaPlan(schema, this.#settings.catalogue, this.#schemaOptions);
+    const meta = qualified(schema, META_TABLE);
+    const current = async () => {
+      const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
+      if (!exists?.[0]) return undefined;
+      return (await s.rows(`SELECT value FROM ${meta} WHERE key = 'schema'`))[0]?.[0];
+    };
+    if ((await current()) === fingerprint) return;
+    await s.exec('BEGIN');
+    try {
+      // Two processes opening one new schema at once: the second waits, then finds it made.
+      await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
+      if ((await current()) !== fingerprint) {
+        await s.exec(statements.join(';\n'));
+        await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+      }
+      await s.exec('COMMIT');
+    } catch (e) {
+      await s.exec('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Every unique index of the store's tables, as fields (for DUPLICATE_KEY and for replace). */
+  async #readUniqueIndexes(s: Session): Promise<void> {
+    const rows = await s.rows(
+      `SELECT t.relname, i.relname, pg_get_indexdef(x.indexrelid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid ` +
+        `JOIN pg_class t ON t.oid = x.indrelid JOIN pg_namespace n ON n.oid = t.relnamespace WHERE n.nspname = $1::text AND x.indisunique`,
+      [this.#options.schema],
+    );
+    for (const [table, index, def] of rows as [string, string, string][]) {
+      const fields = fieldsOfIndexDef(def);
+      if (!fields.length) continue;
+      this.#keyOfIndex.set(index, fields);
+      const q = qualified(this.#options.schema, table);
+      let set = this.#uniqueFields.get(q);
+      if (!set) this.#uniqueFields.set(q, (set = new Set()));
+      for (const f of fields) set.add(f);
+    }
+  }
+
+  /**
+   * The WHERE clause of conditions. On a Citus layout, a condition fixing the distribution field by equality also
+   * fixes `dk` (a superset: a document without the field has its id there), so Citus runs the statement on one shard.
+   */
+  #where(info: TypeInfo, conditions: readonly Condition[], params: Params): string {
+    const where = compileWhere(conditions, params, this.#settings.keyed.get(info.name) ?? new Set());
+    const field = this.#options.distribution?.get(info.name)?.field;
+    if (!field) return where;
+    for (const c of conditions) {
+      if (c.path.text !== field || !c.path.scalar) continue;
+      if (c.op === 'eq' && typeof c.value === 'string') return `dk = ${params.add(c.value, 'text')} AND ${where}`;
+      if (c.op === 'in' && c.values.length && c.values.every((v) => typeof v === 'string')) return `dk = ANY(${params.add(c.values, 'text[]')}) AND ${where}`;
+    }
+    return where;
+  }
+
+  /** The distribution key of a document as the database computes it (#dkExpr), or undefined without Citus layout. */
+  #dkOf(info: TypeInfo, doc: StoredDoc): string | undefined {
+    const field = this.#options.distribution?.get(info.name)?.field;
+    if (!field) return undefined;
+    const v = doc[field];
+    return typeof v === 'string' ? v : v === null || v === undefined ? (doc.id as string) : JSON.stringify(v);
+  }
+
+  /** Citus cannot move a row to another shard: a write changing a document's distribution field is refused. */
+  #keepShard(info: TypeInfo, before: StoredDoc, after: StoredDoc, index?: number): void {
+    if (this.#dkOf(info, before) === this.#dkOf(info, after)) return;
+    const field = this.#options.distribution!.get(info.name)!.field;
+    const where = index === undefined ? 'body' : `document ${index}`;
+    throw requestError('VALIDATION', `${where}: ${field} distributes ${info.name} over the shards (Citus layout) and cannot change; delete the document and insert it anew`, {
+      field,
+      ...(index === undefined ? {} : { index }),
+    });
+  }
+
+  #table(info: TypeInfo): string {
+    return this.#tables.get(info.name) ?? qualified(this.#options.schema, docsTable(info.name));
+  }
+
+  // ---- running ---------------------------------------------------------------------------------------------
+
+  async #client<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await fn(new Session(client));
+    } catch (e) {
+      // An error without an SQLSTATE (a dropped connection) leaves the client unusable: it is destroyed, not pooled.
+      if (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided)) broken = e as Error;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * Runs a request again whole after a deadlock or a serialization failure (it wrote nothing), and after a lock wait
+   * longer than busyTimeoutMs, at most ATTEMPTS times; then a lock wait answers INTERNAL saying so.
+   */
+  async #retry<T>(fn: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn();
+      } catch (e) {
+        const code = sqlState(e);
+        if (code === SERIALIZATION_FAILURE || code === DEADLOCK || code === LOCK_TIMEOUT) {
+          if (attempt < ATTEMPTS) continue;
+          if (code === LOCK_TIMEOUT) throw requestError('INTERNAL', `the documents stayed locked by another connection through ${ATTEMPTS} waits; nothing was written`);
+        }
+        if (code && BAD_REGEX.has(code)) throw requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
+        throw e;
+      }
+    }
+  }
+
+  /** One statement, on its own (it is a transaction by itself), run again on the failures above. */
+  #single<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    return this.#retry(() => this.#client(fn));
+  }
+
+  /**
+   * fn inside one transaction. Reads: REPEATABLE READ READ ONLY (one snapshot for every statement). Writes: READ
+   * COMMITTED with row locks taken by the statements, lock waits bounded by busyTimeoutMs. `prelude` runs right after
+   * BEGIN, in the same round trip.
+   */
+  #transaction<T>(kind: 'read' | 'write', fn: (s: Session) => Promise<T>, prelude?: string): Promise<T> {
+    const begin = [
+      kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
+      ...(kind === 'write' && !this.#options.lockTimeoutSet ? [`SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`] : []),
+      // Statements that open every transaction of a kind ride on BEGIN's round trip.
+      ...(prelude ? [prelude] : []),
+    ].join('; ');
+    return this.#retry(() =>
+      this.#client(async (s) => {
+        await s.exec(begin);
+        try {
+          const r = await fn(s);
+          await s.exec('COMMIT');
+          return r;
+        } catch (e) {
+          await s.exec('ROLLBACK').catch(() => undefined);
+          throw e;
+        }
+      }),
+    );
+  }
+
+  /** The fields of the unique key an index enforces, read from the database when not known yet (`id` as a last resort). */
+  async #keyOf(s: Session, index: unknown): Promise<readonly string[]> {
+    if (typeof index !== 'string') return ['id'];
+    let fields = this.#keyOfIndex.get(index);
+    if (!fields) {
+      const [row] = await s.rows(
+        `SELECT pg_get_indexdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relname = $2::text`,
+        [this.#options.schema, index],
+      );
+      fields = row ? fieldsOfIndexDef(row[0] as string) : [];
+      if (!fields.length) fields = ['id'];
+      this.#keyOfIndex.set(index, fields);
+    }
+    return fields;
+  }
+
+  // ---- queries -------------------------------------------------------------------------------------------
+
+  async #select(s: Session, select: PgSelect, plan: QueryPlan): Promise<QueryResult> {
+    const rows = await s.rows(select.sql, select.params);
+    if (select.keyed) {
+      const total = plan.after ? plan.after.total : Number(rows[0]![0]);
+      const page = (rows as [unknown, string | null, number, string | null, string][]).filter((r) => r[1] !== null);
+      const more = page.length > plan.limit;
+      if (more) page.pop();
+      const data = JSON.parse(`[${page.map((r) => r[1]).join(',')}]`) as StoredDoc[];
+      const last = page[page.length - 1];
+      return { data, total, next: more && last ? { rank: last[2], key: keyOf(last[2], last[3], plan), seq: Number(last[4]), total } : null };
+    }
+    if (select.paged) {
+      const [total, page] = rows[0] as [string, string | null];
+      return { data: page === null ? [] : (JSON.parse(`[${page}]`) as StoredDoc[]), total: Number(total) };
+    }
+    const data = JSON.parse(`[${rows.map((r) => r[0] as string).join(',')}]`) as StoredDoc[];
+    return { data, total: data.length };
+  }
+
+  /**
+   * The seqs of the documents matching conditions with `polygon`s: SQL finds those in every box (GiST index, then the
+   * exact box on the stored doubles) meeting the other conditions; each polygon is decided in JS with SQLite's own
+   * code (src/geo/polygons.ts), so both backends answer the same to the bit. `lock` takes the rows for a write.
+   */
+  async #polygonMatches(s: Session, info: TypeInfo, conditions: readonly Condition[], lock: boolean, extra = ''): Promise<{ seqs: string[]; rows: Row[] }> {
+    const params = new Params();
+    const where = this.#where(info, conditions, params);
+    const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
+    const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
+    const sql = `SELECT seq, ${columns.join(', ')}${extra} FROM ${this.#table(info)} WHERE ${where}${lock ? ' ORDER BY seq FOR UPDATE' : ''}`;
+    const rows = await s.rows(sql, params.values);
+    // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
+    const handles = polygons.map((p) => polygonHandle(p.rings));
+    const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
+    return { seqs: inside.map((r) => r[0] as string), rows: inside };
+  }
+
+  /** This backend continues keyset cursors (plan.after) and answers the position of the next page. */
+  readonly cursors = true;
+
+  query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
+    const table = this.#table(info);
+    if (!plan.conditions.some((c) => c.op === 'polygon')) {
+      const params = new Params();
+      const select = selectStatement(table, this.#where(info, plan.conditions, params), params, plan);
+      return this.#single((s) => this.#select(s, select, plan));
+    }
+    // Two statements (candidates, then the page and total of the matches): one REPEATABLE READ snapshot.
+    return this.#transaction('read', async (s) => {
+      const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
+      const params = new Params();
+      return this.#select(s, selectStatement(table, `seq = ANY(${params.add(seqs, 'bigint[]')})`, params, plan), plan);
+    });
+  }
+
+  async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
+    const params = new Params();
+    // For polygons this is the candidates' statement: the one the indexes serve (membership is then decided in JS).
+    const select = selectStatement(this.#table(info), this.#where(info, plan.conditions, params), params, plan);
+    const lines = await this.#single((s) => s.rows(`EXPLAIN ${select.sql}`, select.params));
+    return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines.map((r) => r[0] as string) };
+  }
+
+  // ---- writes --------------------------------------------------------------------------------------------
+
+  /**
+   * The JSON texts of documents to write, once: VALIDATION errors for any PostgreSQL cannot store (U+0000, an unpaired
+   * surrogate), checked before anything is written. JSON.stringify writes both as \u escapes, so the text is searched
+   * first and only a document whose text has one (or a literal backslash-u) is looked at value by value.
+   */
+  #storable(docs: readonly StoredDoc[]): string[] {
+    const errors: EnvelopeError[] = [];
+    const texts = docs.map((doc, index) => {
+      const text = JSON.stringify(doc);
+      if (!SUSPECT.test(text)) return text;
+      for (const [field, value] of Object.entries(doc)) {
+        const why = unstorable(field) ?? unstorable(value);
+        if (why) errors.push({ code: 'VALIDATION', index, field, message: `document ${index}: ${field}: holds ${why}, which PostgreSQL cannot store` });
+      }
+      return text;
+    });
+    if (errors.length) throw new RequestError(errors);
+    return texts;
+  }
+
+  /** The INSERT of a chunk (a JSON array of documents), rows in its order; with ON CONFLICT, answering what went in. */
+  #insertSql(info: TypeInfo, skipConflicts: boolean): string {
+    return (
+      `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) SELECT e.j ->> 'id', e.j::jsonb, e.j::text${this.#dkValue(info, 'e.j')} ` +
+      `FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n${skipConflicts ? ' ON CONFLICT DO NOTHING RETURNING id' : ''}`
+    );
+  }
+
+  /**
+   * Inserts, in the caller's transaction (`guard: 'savepoint'`, or 'ready' when its BEGIN set savepoint cd_fast) or as
+   * one statement on its own (`'none'`: one chunk, outside a transaction; a collision throws Collided, nothing written).
+   * First a plain INSERT per chunk, as fast as hand-written SQL; on a collision it is undone and every chunk goes again
+   * with ON CONFLICT DO NOTHING; then the key of each skipped document is found in one statement (the first unique
+   * key, in PostgreSQL's checking order, that a stored document shares). A document no known key explains is inserted
+   * alone, under a savepoint, and reported with the key the server names, or written if the conflict has gone since.
+   */
+  async #insertDocs(s: Session, info: TypeInfo, docs: readonly StoredDoc[], texts: readonly string[], guard: 'none' | 'ready' | 'savepoint'): Promise<InsertResult> {
+    const ids = docs.map((d) => d.id as string);
+    const insertedIds = () => docs.filter((_, i) => inserted.has(i)).map((d) => d.id as string);
+    const inserted = new Set<number>();
+    if (new Set(ids).size !== ids.length) {
+      // Two documents of the request share an id: RETURNING id could not tell which went in; one at a time.
+      const errors: EnvelopeError[] = [];
+      for (const [index, doc] of docs.entries()) {
+        const fields = await this.#insertAlone(s, info, doc);
+        if (fields) errors.push(duplicateError(info, doc, index, fields));
+        else inserted.add(index);
+      }
+      return { insertedIds: insertedIds(), errors, rolledBack: false };
+    }
+    const batches = chunks([...docs.keys()], (i) => texts[i]!);
+    try {
+      if (guard === 'savepoint') await s.exec('SAVEPOINT cd_fast');
+      for (const chunk of batches) await s.rows(this.#insertSql(info, false), [chunk.json]);
+      return { insertedIds: ids, errors: [], rolledBack: false };
+    } catch (e) {
+      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      if (guard === 'none') throw new Collided();
+      await s.exec('ROLLBACK TO SAVEPOINT cd_fast');
+    }
+    const collided: number[] = [];
+    const position = new Map(ids.map((id, i) => [id, i]));
+    for (const chunk of batches) {
+      for (const [id] of (await s.rows(this.#insertSql(info, true), [chunk.json])) as [string][]) inserted.add(position.get(id)!);
+      for (const i of chunk.items) if (!inserted.has(i)) collided.push(i);
+    }
+    const errors = await this.#collisions(s, info, docs, collided, inserted);
+    return { insertedIds: insertedIds(), errors, rolledBack: false };
+  }
+
+  /** Inserts one document under a savepoint: null when it went in, else the fields of the key it collided on. */
+  async #insertAlone(s: Session, info: TypeInfo, doc: StoredDoc): Promise<readonly string[] | null> {
+    await s.exec('SAVEPOINT cd_doc');
+    try {
+      await s.rows(
+        `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) VALUES ($1::text, $2::text::jsonb, $2::text${this.#dkValue(info, '$2::text::json')})`,
+        [doc.id, JSON.stringify(doc)],
+      );
+      await s.exec('RELEASE SAVEPOINT cd_doc');
+      return null;
+    } catch (e) {
+      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      await s.exec('ROLLBACK TO SAVEPOINT cd_doc');
+      return this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+    }
+  }
+
+  /** DUPLICATE_KEY errors for the skipped documents, in request order; `inserted` gains those that went in after all. */
+  async #collisions(s: Session, info: TypeInfo, docs: readonly StoredDoc[], collided: readonly number[], inserted: Set<number>): Promise<EnvelopeError[]> {
+    if (!collided.length) return [];
+    const table = this.#table(info);
+    const keys = uniqueKeysOf(info, this.#schemaOptions);
+    const found = new Map<number, readonly string[]>();
+    if (keys.length === 1) {
+      for (const i of collided) found.set(i, keys[0]!);
+    } else {
+      // One statement for every skipped document: which known key does a stored document share with it?
+      const j = '(e.j::jsonb)';
+      const dk = this.#options.distribution?.get(info.name) ? `t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
+      const tests = keys.map(
+        (k) =>
+          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
+            .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
+            .join(' AND ')})`,
+      );
+      for (const chunk of chunks(collided, (i) => JSON.stringify(docs[i]))) {
+        const rows = await s.rows(`SELECT e.n, ${tests.join(', ')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`, [chunk.json]);
+        for (const r of rows) {
+          const k = keys.findIndex((_, x) => r[1 + x] === true);
+          if (k >= 0) found.set(chunk.items[Number(r[0]) - 1]!, keys[k]!);
+        }
+      }
+    }
+    const errors: EnvelopeError[] = [];
+    for (const i of collided) {
+      let fields = found.get(i) ?? null;
+      // A key the options do not list, or a conflict that has gone since: the server itself says.
+      if (!fields) fields = await this.#insertAlone(s, info, docs[i]!);
+      if (fields) errors.push(duplicateError(info, docs[i]!, i, fields));
+      else inserted.add(i);
+    }
+    return errors;
+  }
+
+  async insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): Promise<InsertResult> {
+    const texts = this.#storable(docs);
+    // One statement's worth, not atomic, lock_timeout set at connect: no transaction to open (one round trip).
+    const single = !atomic && this.#options.lockTimeoutSet && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
+    if (single && chunks([...docs.keys()], (i) => texts[i]!).length === 1) {
+      try {
+        return await this.#single((s) => this.#insertDocs(s, info, docs, texts, 'none'));
+      } catch (e) {
+        if (!(e instanceof Collided)) throw e;
+      }
+    }
+    try {
+      return await this.#transaction(
+        'write',
+        async (s) => {
+          const r = await this.#insertDocs(s, info, docs, texts, 'ready');
+          if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
+          return r;
+        },
+        'SAVEPOINT cd_fast',
+      );
+    } catch (e) {
+      if (e instanceof Rollback) return e.result as InsertResult;
+      throw e;
+    }
+  }
+
+  async insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): Promise<InsertResult[]> {
+    const texts = parts.map((p) => this.#storable(p.docs));
+    try {
+      return await this.#transaction('write', async (s) => {
+        const results: InsertResult[] = [];
+        for (const [i, p] of parts.entries()) results.push(await this.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint'));
+        if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
+        return results;
+      });
+    } catch (e) {
+      if (e instanceof Rollback) return e.result as InsertResult[];
+      throw e;
+    }
+  }
+
+  async replace(
+    info: TypeInfo,
+    docs: readonly StoredDoc[],
+    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+  ): Promise<{ insertedIds: string[]; replaced: number }> {
+    this.#storable(docs);
+    let oneByOne = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#transaction('write', (s) => this.#replaceIn(s, info, docs, stamp, oneByOne));
+      } catch (e) {
+        if (e instanceof OneByOne && !oneByOne) oneByOne = true;
+        else if (!(e instanceof IdRace && attempt < ATTEMPTS)) throw e;
+      }
+    }
+  }
+
+  /**
+   * Replace, as SQLite does it document by document: each one, in order, replaces the stored document of its id (which
+   * keeps its createdAt/createdBy and its seq) or is inserted. Consecutive inserts go in one statement (rows are
+   * checked in order, as one by one); consecutive replacements that change no unique field cannot collide and go in
+   * one statement; any other replacement is its own statement. A collision in a statement of several documents runs
+   * the request again one document at a time, to name the document that collides.
+   */
+  async #replaceIn(
+    s: Session,
+    info: TypeInfo,
+    docs: readonly StoredDoc[],
+    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+    oneByOne: boolean,
+  ): Promise<{ insertedIds: string[]; replaced: number }> {
+    const table = this.#table(info);
+    const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
+    const stored = new Map<string, StoredDoc>();
+    if (given.length) {
+      const rows = await s.rows(`SELECT id, body FROM ${table} WHERE id = ANY($1::text[]) ORDER BY seq FOR UPDATE`, [given]);
+      for (const [id, body] of rows as [string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
+    }
+    const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
+    type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean };
+    const ops: Op[] = [];
+    for (const [index, d] of docs.entries()) {
+      const prior = typeof d.id === 'string' ? stored.get(d.id) : undefined;
+      const doc = stamp(d, prior ? { createdAt: prior.createdAt, createdBy: prior.createdBy } : undefined);
+      if (prior) this.#keepShard(info, prior, doc, index);
+      const safe = !!prior && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
+      ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe });
+      stored.set(doc.id as string, doc);
+    }
+    const insertedIds = ops.filter((o) => o.kind === 'insert').map((o) => o.doc.id as string);
+    const replaced = ops.length - insertedIds.length;
+    // Runs of statements, in document order.
+    const runs: Op[][] = [];
+    for (const op of ops) {
+      const run = runs[runs.length - 1];
+      const joins =
+        !oneByOne && run && run[0]!.kind === op.kind && (op.kind === 'insert' || (op.safe && run[0]!.safe && !run.some((o) => o.doc.id === op.doc.id)));
+      if (joins) run.push(op);
+      else runs.push([op]);
+    }
+    const dkCol = this.#dkColumn(info);
+    for (const run of runs) {
+      const json = `[${run.map((o) => JSON.stringify(o.doc)).join(',')}]`;
+      try {
+        if (run[0]!.kind === 'insert') {
+          await s.rows(
+            `INSERT INTO ${table} (id, doc, body${dkCol}) SELECT e.j ->> 'id', e.j::jsonb, e.j::text${this.#dkValue(info, 'e.j')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`,
+            [json],
+          );
+        } else {
+          await s.rows(`UPDATE ${table} AS t SET doc = e.j::jsonb, body = e.j::text FROM json_array_elements($1::json) AS e(j) WHERE t.id = e.j ->> 'id'`, [json]);
+        }
+      } catch (e) {
+        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+        if (run.length > 1) throw new OneByOne();
+        const op = run[0]!;
+        const fields = await this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+        if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
+        throw new RequestError(duplicateError(info, op.doc, op.index, fields));
+      }
+    }
+    return { insertedIds, replaced };
+  }
+
+  async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): Promise<number> {
+    for (const set of sets) {
+      const path = set.steps.map((st) => st.name);
+      const why = path.map(unstorable).find(Boolean) ?? unstorable(set.value);
+      if (why) throw requestError('VALIDATION', `body.${path.join('.')}: holds ${why}, which PostgreSQL cannot store`, { field: path.join('.') });
+    }
+    const table = this.#table(info);
+    const polygon = plan.conditions.some((c) => c.op === 'polygon');
+    const dkField = this.#options.distribution?.get(info.name)?.field;
+    if (sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField)) {
+      return this.#updateTopLevel(info, plan, sets, stamps, polygon);
+    }
+    return this.#transaction('write', async (s) => {
+      let rows: Row[];
+      if (polygon) {
+        rows = (await this.#polygonMatches(s, info, plan.conditions, true, ', body')).rows.map((r) => [r[0], r[r.length - 1]]);
+      } else {
+        const params = new Params();
+        rows = await s.rows(`SELECT seq, body FROM ${table} WHERE ${this.#where(info, plan.conditions, params)} ORDER BY seq FOR UPDATE`, params.values);
+      }
+      if (!rows.length) return 0;
+      // The documents are rewritten here, in JS, so `body` keeps their key order (jsonb_set would lose it).
+      const changed: string[] = [];
+      for (const [seq, body] of rows as [string, string][]) {
+        const doc = JSON.parse(body) as StoredDoc;
+        const before = this.#options.distribution ? (JSON.parse(body) as StoredDoc) : undefined;
+        for (const set of sets) {
+          if (!setPath(doc, set.steps.map((st) => st.name), set.value)) throw requestError('VALIDATION', parentNotObject(doc.id));
+        }
+        for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
+        if (before) this.#keepShard(info, before, doc);
+        changed.push(`[${JSON.stringify(seq)},${JSON.stringify(doc)}]`);
+      }
+      try {
+        for (const chunk of chunks(changed, (t) => t)) {
+          await s.rows(
+            `UPDATE ${table} AS t SET doc = (e.x -> 1)::jsonb, body = (e.x -> 1)::text FROM json_array_elements($1::json) AS e(x) WHERE t.seq = (e.x ->> 0)::bigint`,
+            [chunk.json],
+          );
+        }
+      } catch (e) {
+        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
+      }
+      return rows.length;
+    });
+  }
+
+  /**
+   * An update that sets top-level fields only, as one statement: `doc || fields`, and `body` rebuilt in SQL with its
+   * members in order (json_each keeps the text and order of each member): a member set keeps its place, a new one goes
+   * last, as SQLite's json_set. No document leaves the server; the UPDATE's own row locks (and its re-check of rows
+   * another transaction changed meanwhile) keep concurrent writers from losing an update.
+   */
+  async #updateTopLevel(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, polygon: boolean): Promise<number> {
+    const table = this.#table(info);
+    const fields: Record<string, unknown> = {};
+    for (const set of sets) put(fields, set.steps[0]!.name, set.value);
+    for (const [k, v] of Object.entries(stamps)) put(fields, k, v);
+    const run = async (s: Session, where: (params: Params) => string) => {
+      const params = new Params();
+      const f = params.add(JSON.stringify(fields), 'text');
+      const kept = `string_agg(to_json(e.key)::text || ':' || COALESCE(n.value::text, e.value::text), ',' ORDER BY e.o)`;
+      const added = `(SELECT string_agg(to_json(a.key)::text || ':' || a.value::text, ',' ORDER BY a.o) FROM json_each(${f}::json) WITH ORDINALITY AS a(key, value, o) WHERE NOT (doc ? a.key))`;
+      const body = `(SELECT '{' || concat_ws(',', ${kept}, ${added}) || '}' FROM json_each(body::json) WITH ORDINALITY AS e(key, value, o) LEFT JOIN json_each(${f}::json) AS n ON n.key = e.key)`;
+      try {
+        return await s.count(`UPDATE ${table} SET body = ${body}, doc = doc || ${f}::jsonb WHERE ${where(params)}`, params.values);
+      } catch (e) {
+        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
+      }
+    };
+    if (polygon) {
+      return this.#transaction('write', async (s) => {
+        const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
+        return seqs.length ? run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`) : 0;
+      });
+    }
+    const one = (s: Session) => run(s, (params) => this.#where(info, plan.conditions, params));
+    return this.#options.lockTimeoutSet ? this.#single(one) : this.#transaction('write', one);
+  }
+
+  async delete(info: TypeInfo, plan: QueryPlan): Promise<number> {
+    const table = this.#table(info);
+    if (plan.conditions.some((c) => c.op === 'polygon')) {
+      return this.#transaction('write', async (s) => {
+        const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
+        return seqs.length ? s.count(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [seqs]) : 0;
+      });
+    }
+    const params = new Params();
+    const where = this.#where(info, plan.conditions, params);
+    const run = (s: Session) => s.count(`DELETE FROM ${table} WHERE ${where}`, params.values);
+    return this.#options.lockTimeoutSet ? this.#single(run) : this.#transaction('write', run);
+  }
+
+  /**
+   * One write transaction held open on one client of the pool across awaits, which several inserts join (an atomic
+   * load); the client goes back to the pool on commit or rollback.
+   */
+  bulk(): BulkWriter {
+    let opened: Promise<{ client: PgClientLike; s: Session }> | undefined;
+    let ended = false;
+    const open = () =>
+      (opened ??= (async () => {
+        const client = await this.#pool.connect();
+        const s = new Session(client);
+        try {
+          await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`);
+        } catch (e) {
+          client.release(e as Error);
+          throw e;
+        }
+        return { client, s };
+      })());
+    const end = async (sql: 'COMMIT' | 'ROLLBACK') => {
+      if (ended || !opened) return;
+      ended = true;
+      const { client, s } = await opened;
+      try {
+        await s.exec(sql);
+        client.release();
+      } catch (e) {
+        client.release(e as Error);
+        throw e;
+      }
+    };
+    return {
+      insert: async (info, docs) => {
+        if (ended) throw new TypeError('bulk: the transaction has ended');
+        const texts = this.#storable(docs);
+        return this.#insertDocs((await open()).s, info, docs, texts, 'savepoint');
+      },
+      commit: () => end('COMMIT'),
+      rollback: () => end('ROLLBACK'),
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#options.ownsPool) await this.#pool.end();
+  }
+
+  // ---- Citus ---------------------------------------------------------------------------------------------
+
+  /** `, dk` when the layout has a distribution column. */
+  #dkColumn(info: TypeInfo): string {
+    return this.#options.distribution?.get(info.name) ? ', dk' : '';
+  }
+
+  /** `, <dk of the json document j>` when the layout has a distribution column. */
+  #dkValue(info: TypeInfo, j: string): string {
+    return this.#dkColumn(info) ? `, ${this.#dkExpr(info, j)}` : '';
+  }
+
+  /** The distribution key of a json document: its field's text, or its id when it has none (see citus.ts). */
+  #dkExpr(info: TypeInfo, j: string): string {
+    const field = this.#options.distribution!.get(info.name)!.field;
+    return field === 'id' ? `(${j} ->> 'id')` : `COALESCE(${j} ->> ${`'${field}'`}, ${j} ->> 'id')`;
+  }
+}
+
+/**
+ * A cursor's key as the next page binds it: a scalar field's numbers as numbers, booleans as 'true'/'false'; for other
+ * paths, numbers (rank 1) as numbers and the rest as text; NULL for null and missing.
+ */
+function keyOf(rank: number, key: string | null, plan: QueryPlan): string | number | null {
+  if (key === null || rank === 0) return null;
+  const field = plan.sort?.path.scalar ? plan.sort.path.field : undefined;
+  const numeric = field ? ['int32', 'int64', 'number'].includes(field.category) : rank === 1;
+  return numeric ? Number(key) : key;
+}
+
+/**
+ * Sets `value` at a dotted path as SQLite's json_set does: an existing member keeps its place, a new one goes last,
+ * missing parents are created as objects. False (and nothing set) when a parent exists and is not an object.
+ */
+function setPath(doc: StoredDoc, path: readonly string[], value: unknown): boolean {
+  let node: Record<string, unknown> = doc;
+  for (let i = 0; i < path.length - 1; i++) {
+    const name = path[i]!;
+    if (!Object.hasOwn(node, name)) {
+      const child: Record<string, unknown> = {};
+      put(node, name, child);
+      node = child;
+      continue;
+    }
+    const child = node[name];
+    if (!isPlainObject(child)) return false;
+    node = child;
+  }
+  put(node, path[path.length - 1]!, value);
+  return true;
+}

@@ -1,0 +1,116 @@
+/**
+ * The schema of a store in PostgreSQL: one documents table per type, unique and plain expression indexes, a GiST
+ * index per GeoPoint field, created when missing (never dropped) under an advisory lock, and skipped when the schema's
+ * fingerprint says it is up to date.
+ */
+import { createHash } from 'node:crypto';
+import type { Catalogue, TypeInfo } from '../catalogue/index.js';
+import type { IndexSpec } from '../settings.js';
+import { fieldExpr, pointExpr } from './compile.js';
+import { docsTable, geoIndexName, ident, indexName, META_TABLE, qualified } from './names.js';
+
+export interface PgSchemaOptions {
+  /** Unique keys per type (field lists); `id` is always unique. */
+  readonly uniqueKeys: Readonly<Record<string, readonly (readonly string[])[]>>;
+  /** Plain indexes per type, beyond the unique ones. */
+  readonly indexes: Readonly<Record<string, readonly IndexSpec[]>>;
+  /** Citus layout (see citus.ts): the distribution column per type; absent for a single server. */
+  readonly distribution?: ReadonlyMap<string, DistributionKey>;
+}
+
+/** How a type is spread over a Citus cluster: the column `dk` holds this field of the document (or its id). */
+export interface DistributionKey {
+  /** The document field whose value is `dk`; `id` for types without a well to group by. */
+  readonly field: string;
+}
+
+/**
+ * The unique keys of a type in the order PostgreSQL checks their indexes (creation order): `id` first.
+ * @example uniqueKeysOf(wellInfo, { uniqueKeys: { Well: [['pwi']] }, indexes: {} }) // [['id'], ['pwi']]
+ */
+export function uniqueKeysOf(info: TypeInfo, opts: PgSchemaOptions): (readonly string[])[] {
+  const keys: (readonly string[])[] = [['id']];
+  const seen = new Set(['id']);
+  for (const fields of [...(opts.uniqueKeys[info.name] ?? []), ...(opts.indexes[info.name] ?? []).filter((i) => i.unique).map((i) => i.fields)]) {
+    const k = fields.join('\u0000');
+    if (!seen.has(k)) {
+      seen.add(k);
+      keys.push(fields);
+    }
+  }
+  return keys;
+}
+
+/** DDL for one type: documents table, unique and plain expression indexes, a GiST index per GeoPoint field. */
+function typeSchema(schema: string, info: TypeInfo, opts: PgSchemaOptions): string[] {
+  const t = qualified(schema, docsTable(info.name));
+  const dk = opts.distribution?.get(info.name);
+  // With Citus, every unique index must hold the distribution column: `dk` leads each of them (see citus.ts).
+  const lead = dk ? 'dk, ' : '';
+  const sql = [
+    // toast_tuple_target 8160: a row under 8 KB stays whole and uncompressed, so each condition reads `doc` without
+    // decompressing it: scans measured 2-3.5x faster on 100k Wells, for about 1.5x the storage.
+    `CREATE TABLE IF NOT EXISTS ${t} (seq bigserial NOT NULL, id text NOT NULL, doc jsonb NOT NULL, body text NOT NULL${dk ? ', dk text NOT NULL' : ''}, ` +
+      `PRIMARY KEY (${lead}seq)) WITH (toast_tuple_target = 8160)`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(indexName('ux', info.name, ['id']))} ON ${t} (${lead}id)`,
+  ];
+  const check = (fields: readonly string[], what: string) => {
+    for (const f of fields) {
+      if (!info.fields.has(f)) throw new RangeError(`${what} of ${info.name} names an unknown field "${f}"`);
+    }
+    if (fields.length === 0) throw new RangeError(`${what} of ${info.name} has no fields`);
+  };
+  const covered = new Set<string>([indexName('ux', info.name, ['id'])]);
+  const wanted: IndexSpec[] = [...(opts.uniqueKeys[info.name] ?? []).map((fields) => ({ fields, unique: true })), ...(opts.indexes[info.name] ?? [])];
+  for (const spec of wanted) {
+    check(spec.fields, spec.unique ? 'a unique key' : 'an index');
+    const name = indexName(spec.unique ? 'ux' : 'ix', info.name, spec.fields);
+    if (covered.has(name)) continue;
+    covered.add(name);
+    covered.add(indexName('ix', info.name, spec.fields.slice(0, 1)));
+    // NULLS FIRST: read forward it is the ascending sort (null and missing first), backward the descending one.
+    const exprs = spec.fields.map((f) => `${fieldExpr(info.fields.get(f)!)} NULLS FIRST`).join(', ');
+    sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${spec.unique ? lead : ''}${exprs})`);
+  }
+  for (const field of info.geoPointFields) {
+    sql.push(`CREATE INDEX IF NOT EXISTS ${ident(geoIndexName(info.name, field))} ON ${t} USING gist ((${pointExpr(field)}))`);
+  }
+  return sql;
+}
+
+/** The layout this code writes; a later layout would migrate from it. */
+export const LAYOUT = '1';
+
+export interface SchemaPlan {
+  readonly statements: readonly string[];
+  readonly fingerprint: string;
+}
+
+/**
+ * Every statement that creates a store's schema, and their fingerprint (kept in the schema's cd_meta table).
+ * @example schemaPlan('public', catalogue, { uniqueKeys: {}, indexes: {} }).statements[0] // 'CREATE SCHEMA IF NOT EXISTS "public"'
+ */
+export function schemaPlan(schema: string, catalogue: Catalogue, opts: PgSchemaOptions): SchemaPlan {
+  const statements = [
+    `CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`,
+    `CREATE TABLE IF NOT EXISTS ${qualified(schema, META_TABLE)} (key text PRIMARY KEY, value text NOT NULL)`,
+    ...catalogue.names.flatMap((name) => typeSchema(schema, catalogue.resolve(name)!, opts)),
+  ];
+  const fingerprint = createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex');
+  return { statements, fingerprint };
+}
+
+/**
+ * The top-level fields an index of the store covers, read from its definition (`pg_get_indexdef`): `(doc ->> 'pwi'::text)`
+ * and the like, or the `id` column. Empty for an index that is not one of the store's.
+ * @example fieldsOfIndexDef(`CREATE UNIQUE INDEX x ON t USING btree (((doc ->> 'pwi'::text) COLLATE "C"))`) // ['pwi']
+ */
+export function fieldsOfIndexDef(def: string): string[] {
+  const columns = /\((.*)\)\s*$/s.exec(def.replace(/^.*? USING \w+ /s, ''))?.[1] ?? '';
+  const fields: string[] = [];
+  for (const m of columns.matchAll(/doc ->>? '([A-Za-z_][A-Za-z0-9_]*)'::text|(?<![\w"'.])(id)(?![\w"'])/g)) {
+    const f = m[1] ?? m[2]!;
+    if (!fields.includes(f)) fields.push(f);
+  }
+  return fields;
+}

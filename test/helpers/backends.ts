@@ -1,0 +1,99 @@
+/**
+ * The backends the shared suites run against (hono's runTest idea): one suite, given a store factory, runs the same
+ * assertions on SQLite (a new in-memory store per `open`, as the suites always did) and on PostgreSQL (a throwaway
+ * cluster per test file, a schema per set of schema options, emptied before it is handed out again).
+ *
+ *   describe.each(backends())('$name', (backend) => { it('…', async () => { const store = await backend.open(); … }) });
+ */
+import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
+import { DataStore, type OpenOptions } from '../../src/index.js';
+import { openPostgres } from '../../src/postgres/index.js';
+import { startCluster, type PgCluster } from './pg.js';
+
+export interface StoreBackend {
+  readonly name: 'sqlite' | 'postgres' | 'postgres (own pool)';
+  /** A store holding no documents, opened with `options`: isolated from every other store open at the time. */
+  open(options?: OpenOptions): Promise<DataStore>;
+}
+
+export const sqlite: StoreBackend = {
+  name: 'sqlite',
+  open: async (options) => DataStore.open(':memory:', options),
+};
+
+/** The cluster of the calling test file (started by `postgres()`'s beforeAll). */
+let cluster: PgCluster | undefined;
+let pool: pg.Pool | undefined;
+
+/**
+ * The file's cluster: its connection string (for the CLI, child processes) and a pool of it.
+ * @example const { cluster, pool } = pgCluster(); await openPostgres(cluster.url, { schema: 'x' });
+ */
+export function pgCluster(): { cluster: PgCluster; pool: pg.Pool } {
+  if (!cluster || !pool) throw new Error('the PostgreSQL cluster is not started: call postgresBackend() at the top of the test file');
+  return { cluster, pool };
+}
+
+/** Schemas made so far, by schema-shaping options; each remembers the store using it. */
+const schemas = new Map<string, { name: string; store?: DataStore }[]>();
+let made = 0;
+
+/** Options that change the tables and indexes (the others live in the store, not the schema). */
+function shapeOf(options: OpenOptions): string {
+  return JSON.stringify([options.indexes ?? null, options.uniqueKeys ?? null, options.types ?? null, options.schemaVersion ?? null]);
+}
+
+async function empty(p: pg.Pool, schema: string): Promise<void> {
+  const { rows } = await p.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'docs\\_%'`, [schema]);
+  if (rows.length) await p.query(rows.map((r) => `DELETE FROM ${r.t}`).join(';'));
+}
+
+let hooked = false;
+
+/**
+ * A PostgreSQL store factory; the first call of a test file registers its cluster's start (beforeAll) and stop
+ * (afterAll). Stores share the file's pool of 4, as an application passing its own `pg.Pool` does; with `ownPool`
+ * each store is opened from the connection string instead and makes (and ends) a pool of its own, the other path.
+ * @example const backend = postgresBackend(); it('…', async () => { const store = await backend.open(); … });
+ */
+export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBackend {
+  if (!hooked) {
+    hooked = true;
+    beforeAll(() => {
+      cluster = startCluster();
+      pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
+    }, 120_000);
+    afterAll(async () => {
+      await pool?.end();
+      cluster?.stop();
+      pool = undefined;
+      cluster = undefined;
+      schemas.clear();
+    });
+  }
+  return {
+    name: options.ownPool ? 'postgres (own pool)' : 'postgres',
+    async open(storeOptions = {}) {
+      const { pool: p } = pgCluster();
+      const shape = shapeOf(storeOptions);
+      let list = schemas.get(shape);
+      if (!list) schemas.set(shape, (list = []));
+      // A schema whose store was closed is emptied and handed out again; otherwise a new one is made.
+      let slot = list.find((s) => !s.store || s.store.closed);
+      if (slot) await empty(p, slot.name);
+      else list.push((slot = { name: `t${++made}` }));
+      const store = await openPostgres(options.ownPool ? pgCluster().cluster.url : p, { ...storeOptions, schema: slot.name, ...(options.ownPool ? { pool: { max: 2 } } : {}) });
+      slot.store = store as DataStore;
+      return store as DataStore;
+    },
+  };
+}
+
+/**
+ * Both backends for a shared suite: SQLite first, then PostgreSQL (its cluster's lifetime is the calling file's).
+ * @example describe.each(backends())('$name', (backend) => { … })
+ */
+export function backends(): StoreBackend[] {
+  return [sqlite, postgresBackend()];
+}
