@@ -14,6 +14,7 @@ const entry = {
   index: 'src/index.ts',
   http: 'src/http/index.ts',
   testing: 'src/testing.ts',
+  postgres: 'src/postgres/index.ts',
 };
 
 /** Packages whose types the public declarations use but a consumer does not install: inlined into dist. */
@@ -29,7 +30,7 @@ export default defineConfig([
     // Declarations come from bundleDts (see scripts/bundle-dts.ts for why not tsup's dts).
     dts: false,
     // The CLI config below writes into the same dist/ concurrently: never delete its output.
-    clean: ['!cli.js', '!cli.js.map'],
+    clean: ['!cli.js', '!cli.js.map', '!server-worker.js', '!server-worker.js.map'],
     sourcemap: true,
     target: 'node20',
     noExternal: bundled,
@@ -39,6 +40,14 @@ export default defineConfig([
     entry: { cli: 'src/cli/main.ts' },
     format: ['esm'],
     banner: { js: '#!/usr/bin/env node' },
+    target: 'node20',
+    noExternal: bundled,
+    sourcemap: true,
+  },
+  {
+    // The pool's worker threads (src/server/pool.ts) load this file from beside the bundle that starts them.
+    entry: { 'server-worker': 'src/server/worker.ts' },
+    format: ['esm'],
     target: 'node20',
     noExternal: bundled,
     sourcemap: true,

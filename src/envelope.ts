@@ -13,6 +13,7 @@ export const ERROR_CODES = [
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
+  'TIMEOUT',
   'INTERNAL',
 ] as const;
 

@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 // Inlined by the bundler: the built dist/cli.js knows its version wherever it is run from.
 import pkg from '../../package.json' with { type: 'json' };
 import { exportCommand, importCommand } from './commands.js';
+import { shownDb } from './db.js';
 import { serve } from './serve.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -19,22 +20,24 @@ function fatal(message: string): never {
 }
 
 const program = new Command('consolidata')
-  .description('Consolidated Data Service API over SQLite: serve a store over HTTP, import and export documents')
+  .description('Consolidated Data Service API over SQLite or PostgreSQL: serve a store over HTTP, import and export documents')
   .version(pkg.version, '-V, --version', 'print the version')
   .showHelpAfterError();
 
 program
   .command('serve')
   .description('serve a store over HTTP (both route families under /api)')
-  .option('--db <file>', 'SQLite file (created if missing)', './consolidata.db')
+  .option('--db <file|url>', 'SQLite file (created if missing), or postgres://…[?schema=name] (a PostgreSQL database)', './consolidata.db')
   .option('--port <port>', 'TCP port', integer('--port', 0, 65535), 8080)
   .option('--host <host>', 'interface to bind', '127.0.0.1')
   .option('--sample', 'load the bundled sample data when the Well table is empty')
   .option('--basic-auth <file>', 'JSON file { "appId": "secret", … }: require HTTP Basic auth')
-  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string }) => {
+  .option('--readers <n>', 'SQLite: reader threads (default: the CPU count)', integer('--readers', 1, 256))
+  .option('--max-query-ms <ms>', 'SQLite: stop a request after this long and answer 503 TIMEOUT (0: never)', integer('--max-query-ms', 0, 2 ** 31 - 1), 30_000)
+  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; readers?: number; maxQueryMs: number }) => {
     let running;
     try {
-      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth });
+      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, readers: o.readers, maxQueryMs: o.maxQueryMs });
     } catch (e) {
       fatal((e as Error).message);
     }
@@ -55,7 +58,7 @@ program
     // Handlers first: whoever reads the URL may signal at once.
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
-    process.stdout.write(`consolidata: serving ${o.db} at ${url}  (try ${url}/data/types)\n`);
+    process.stdout.write(`consolidata: serving ${shownDb(o.db)} at ${url}  (try ${url}/data/types)\n`);
   });
 
 program
@@ -63,7 +66,7 @@ program
   .description('import a JSON array or NDJSON file; exit 0 all imported, 2 some lines skipped, 1 aborted or failed, 130 interrupted')
   .argument('<type>', 'document type, e.g. Well')
   .argument('<file>', 'JSON array or NDJSON file ("-" for stdin)')
-  .option('--db <file>', 'SQLite file (must exist unless --create)', './consolidata.db')
+  .option('--db <file|url>', 'SQLite file (must exist unless --create), or postgres://…[?schema=name] (the database must exist)', './consolidata.db')
   .option('--create', 'create the database file if it does not exist')
   .option('--batch <n>', 'documents per transaction', integer('--batch', 1), 1000)
   .option('--upsert', 'replace documents by id, so running an import again changes nothing (documents without id are inserted)')
@@ -92,7 +95,7 @@ program
   .command('export')
   .description('write a type\'s documents to stdout as NDJSON')
   .argument('<type>', 'document type, e.g. Well')
-  .option('--db <file>', 'SQLite file (must exist)', './consolidata.db')
+  .option('--db <file|url>', 'SQLite file (must exist), or postgres://…[?schema=name]', './consolidata.db')
   .option('--query <json>', 'query object, e.g. \'{"basinName":"Permian"}\'')
   .action(async (type: string, o: { db: string; query?: string }) => {
     let query: unknown = {};

@@ -2,24 +2,39 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DynamicStore } from '../dynamic.js';
+import type { DynamicStore } from '../dynamic.js';
 import { basicAuth } from '../http/auth.js';
 import { createNodeHandler } from '../http/node.js';
 import { sampleData } from '../sample.js';
+import { createPool, type PooledStore } from '../server/pool.js';
+import { isPostgresUrl, openDb, shownDb } from './db.js';
 
 export interface ServeOptions {
+  /** A SQLite file (created if missing) or a PostgreSQL connection string (`postgres://…`, `?schema=` names the schema). */
   db: string;
   port: number;
   host: string;
   sample?: boolean;
   /** Path of a JSON file `{ appId: secret, … }`; enables HTTP Basic auth. */
   basicAuthFile?: string;
+  /** SQLite: reader threads (default: the CPU count); one more serves pinpoint queries, one more writes. */
+  readers?: number;
+  /** SQLite: a request still running after this long is stopped and answers 503 TIMEOUT (default 30,000; 0: never). */
+  maxQueryMs?: number;
+  /** SQLite: the pool's worker script (default: dist/server-worker.js beside the CLI); tests pass a bundle. */
+  workerScript?: string;
   log?: (line: string) => void;
 }
 
+/** How long `serve` lets a request run before it stops it (503 TIMEOUT): full scans of a few million documents fit. */
+export const DEFAULT_MAX_QUERY_MS = 30_000;
+/** Requests waiting per lane beyond which `serve` answers 503 at once instead of queueing them. */
+export const DEFAULT_MAX_QUEUED = 1000;
+
 export interface Running {
   server: Server;
-  store: DynamicStore;
+  /** A SQLite file is served by a pool of worker threads; PostgreSQL by its store (its queries never block this thread). */
+  store: DynamicStore | PooledStore;
   url: string;
   /** Stops accepting, lets in-flight requests finish (up to `graceMs`), then closes the store. */
   stop: (graceMs?: number) => Promise<void>;
@@ -72,11 +87,27 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const authenticate = opts.basicAuthFile ? basicAuth(readApps(opts.basicAuthFile)) : undefined;
   const stack = (e: unknown) => (e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e));
   // Every 500 is logged with its cause; the answer itself only says "internal error" (and the request id).
-  const store = DynamicStore.open(opts.db, { onError: (e, requestId) => log(`internal error (request ${requestId}): ${stack(e)}`) });
+  const onError = (e: unknown, requestId: string) => log(`internal error (request ${requestId}): ${stack(e)}`);
+  const opened = await openDb(opts.db, { create: true, onError });
+  if (typeof opened === 'string') throw new Error(opened);
+  let store: DynamicStore | PooledStore = opened;
   try {
     if (opts.sample) {
-      const loaded = await loadSample(store);
-      if (loaded.length) log(`loaded ${sampleSummary(loaded)} into ${opts.db}`);
+      const loaded = await loadSample(opened);
+      if (loaded.length) log(`loaded ${sampleSummary(loaded)} into ${shownDb(opts.db)}`);
+    }
+    if (!isPostgresUrl(opts.db)) {
+      // Worker threads serve a SQLite file: a slow query or a lock wait never stalls the other requests, and each
+      // is time-bounded. The store opened above (schema, sample) is closed first.
+      await opened.close();
+      const maxQueryMs = opts.maxQueryMs ?? DEFAULT_MAX_QUERY_MS;
+      store = await createPool(opts.db, {
+        onError,
+        maxQueryMs: maxQueryMs === 0 ? Infinity : maxQueryMs,
+        maxQueued: DEFAULT_MAX_QUEUED,
+        ...(opts.readers ? { readers: opts.readers } : {}),
+        ...(opts.workerScript ? { workerScript: opts.workerScript } : {}),
+      });
     }
     const handler = createNodeHandler(store, { authenticate, onError: (e) => log(`internal error: ${stack(e)}`) });
     const server = createServer((req, res) => handler(req, res));
@@ -96,11 +127,11 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       const timer = setTimeout(() => server.closeAllConnections(), graceMs);
       await closed;
       clearTimeout(timer);
-      store.close();
+      await store.close();
     };
     return { server, store, url, stop };
   } catch (e) {
-    store.close();
+    await store.close();
     throw e;
   }
 }

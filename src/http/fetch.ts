@@ -34,6 +34,27 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
   return out;
 }
 
+/** A streamed answer as a Fetch body: a chunk is read from the store only when the client's side pulls one. */
+function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const it = chunks[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done } = await it.next();
+        if (done) controller.close();
+        else controller.enqueue(encoder.encode(value));
+      } catch (e) {
+        // A failure after the status was sent: the body errors, the client sees it cut.
+        controller.error(e);
+      }
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  });
+}
+
 /**
  * A Fetch handler serving both route families of the API under `basePath`.
  * @example
@@ -50,7 +71,8 @@ export function createFetchHandler(store: StoreInput, options: HttpOptions = {})
       searchParams: url.searchParams,
       headers: request.headers,
       readBody: () => readFetchBody(request, router.maxBodyBytes),
+      signal: request.signal,
     });
-    return new Response(JSON.stringify(out.envelope), { status: out.status, headers: out.headers });
+    return new Response(out.body ? textStream(out.body) : JSON.stringify(out.envelope), { status: out.status, headers: out.headers });
   };
 }

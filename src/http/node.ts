@@ -1,7 +1,7 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRouter } from './route.js';
-import { BodyError, type HttpOptions, type StoreInput } from './types.js';
+import { BodyError, type CoreResponse, type HttpOptions, type StoreInput } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
@@ -58,6 +58,55 @@ function toHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
+/** Resolves when the response can take more (drain) or never will (close). */
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
+
+/**
+ * Writes a streamed answer chunk by chunk, waiting for the socket to drain: a slow reader holds one chunk. An answer
+ * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one.
+ */
+async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string>): Promise<void> {
+  const chunks = body[Symbol.asyncIterator]();
+  try {
+    const first = await chunks.next();
+    const second = first.done ? first : await chunks.next();
+    if (second.done) {
+      const text = first.done ? '' : first.value;
+      res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
+    res.writeHead(out.status, out.headers);
+    let next: IteratorResult<string> = first;
+    let peeked: IteratorResult<string> | undefined = second;
+    while (!next.done) {
+      // The client left: return() ends the iteration, which stops the query's work.
+      if (res.destroyed) {
+        await chunks.return?.();
+        return;
+      }
+      if (!res.write(next.value)) await drained(res);
+      next = peeked ?? (await chunks.next());
+      peeked = undefined;
+    }
+    res.end();
+  } catch {
+    // The answer failed after its status was sent (TIMEOUT, a worker that died): cut it, so the client sees a
+    // truncated answer, never a complete wrong one.
+    res.destroy();
+  }
+}
+
 /**
  * A node:http handler serving both route families under `basePath`; outside it, calls `next()` (or answers 404).
  * An upstream body parser's `req.body` is used when it already consumed the stream.
@@ -83,11 +132,20 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
     const readBody = async () =>
       preParsed !== undefined && req.readableEnded ? { parsed: preParsed } : readNodeBody(req, router.maxBodyBytes);
     res.on('error', () => undefined);
+    const abort = new AbortController();
+    // The client went away before the whole answer was written: the query's work stops.
+    res.once('close', () => {
+      if (!res.writableFinished) abort.abort();
+    });
     router
-      .handle({ method: req.method ?? 'GET', path: url.pathname, searchParams: url.searchParams, headers: toHeaders(req), readBody })
+      .handle({ method: req.method ?? 'GET', path: url.pathname, searchParams: url.searchParams, headers: toHeaders(req), readBody, signal: abort.signal })
       .catch((e: unknown) => router.internal(e))
       .then((out) => {
         if (res.headersSent || res.destroyed) return;
+        if (out.body) {
+          void writeStreamed(res, out, out.body);
+          return;
+        }
         const text = JSON.stringify(out.envelope);
         res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
         res.end(text);

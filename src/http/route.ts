@@ -1,13 +1,19 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
-import { fail, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
+import { envelope, fail, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
-type Handler = (store: StoreLike, body: Json, req: CoreRequest) => Promise<Envelope<unknown>>;
+type Handler = (store: StoreLike, body: Json, req: CoreRequest) => Promise<Envelope<unknown> | Streamed>;
+
+/** A query answer to stream: its status comes from `head` (a success), its JSON text from `body`. */
+interface Streamed {
+  head: Envelope<unknown>;
+  body: AsyncIterable<string>;
+}
 
 interface Route {
   /** Method → handler; `json: false` marks routes that take no body. */
@@ -27,6 +33,7 @@ const STATUS: Record<ErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  TIMEOUT: 503,
   INTERNAL: 500,
 };
 
@@ -72,7 +79,15 @@ function v1Query(query: unknown): unknown {
   return objectIdToId(query);
 }
 
-async function v1(store: StoreLike, body: Json): Promise<Envelope<unknown>> {
+/** Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. */
+async function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
+  const control = req.signal ? { signal: req.signal } : undefined;
+  if (!store.queryStream) return store.query(type, q, options, control);
+  const stream = await store.queryStream(type, q, options, control);
+  return stream.failure ?? { head: envelope(), body: stream };
+}
+
+async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
   const kind = typeof body.request === 'string' ? body.request.toLowerCase() : undefined;
   if (!kind || !(V1_REQUESTS as readonly string[]).includes(kind)) {
     return bad(`request: expected one of ${V1_REQUESTS.join(', ')}, got ${typeof body.request === 'string' ? JSON.stringify(body.request) : describe(body.request)}`, 'request');
@@ -81,7 +96,7 @@ async function v1(store: StoreLike, body: Json): Promise<Envelope<unknown>> {
   switch (kind as V1Request) {
     case 'get': {
       const options = body.options === null ? undefined : body.options;
-      return store.query(type, v1Query(body.query), options);
+      return query(store, type, v1Query(body.query), options, req);
     }
     case 'insert':
     case 'replace': {
@@ -107,7 +122,7 @@ async function v1(store: StoreLike, body: Json): Promise<Envelope<unknown>> {
 const ROUTES: Record<string, Route> = {
   '/data/query': {
     methods: {
-      POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b) => s.query(b.type as string, b.query, b.options) },
+      POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => query(s, b.type as string, b.query, b.options, req) },
     },
   },
   '/data': {
@@ -128,7 +143,7 @@ const ROUTES: Record<string, Route> = {
     },
   },
   '/v1/data': {
-    methods: { POST: { json: true, keys: ['type', 'request', 'query', 'options', 'body'], run: (s, b) => v1(s, b) } },
+    methods: { POST: { json: true, keys: ['type', 'request', 'query', 'options', 'body'], run: (s, b, req) => v1(s, b, req) } },
   },
 };
 
@@ -261,7 +276,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
         const rejected = entry.keys && unknownKeys(body, entry.keys);
         if (rejected) return respond(rejected);
       }
-      return respond(await entry.run(target, body, req));
+      const answer = await entry.run(target, body, req);
+      return 'head' in answer ? { ...respond(answer.head), body: answer.body } : respond(answer);
     } catch (e) {
       if (e instanceof BodyError) {
         return e.status === 413

@@ -1,9 +1,19 @@
 /** The option and request types of the HTTP adapter, shared by the routing core and both bridges. */
 import type { Envelope } from '../envelope.js';
 
-/** The untyped store operations the adapter calls: a `DynamicStore` (`DataStore#dynamic`). */
+/** Per-request control the adapter passes to a store: `signal` aborts when the client goes away. */
+export interface RequestControl {
+  signal?: AbortSignal;
+}
+
+/** A query's answer as JSON text chunks (the pool's `queryStream`): `failure` is a refusal, else the chunks follow. */
+export interface QueryStreamLike extends AsyncIterable<string> {
+  readonly failure: Envelope<unknown> | null;
+}
+
+/** The untyped store operations the adapter calls: a `DynamicStore` (`DataStore#dynamic`), or a pool (`createPool`). */
 export interface StoreLike {
-  query(type: string, query?: unknown, options?: unknown): Promise<Envelope<unknown>>;
+  query(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
   insert(type: string, docs: unknown, options?: { atomic?: boolean }): Promise<Envelope<unknown>>;
   replace(type: string, docs: unknown): Promise<Envelope<unknown>>;
   update(type: string, query: unknown, body: unknown): Promise<Envelope<unknown>>;
@@ -11,6 +21,8 @@ export interface StoreLike {
   types(): Promise<Envelope<unknown>>;
   schema(type: string): Promise<Envelope<unknown>>;
   withUser(userId: string): StoreLike;
+  /** A store that streams a query's answer (the pool): the adapter then writes it chunk by chunk, never whole. */
+  queryStream?(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStreamLike>;
 }
 
 /** What the adapter and the CLI accept: a `DataStore` of any catalogue (its `dynamic` view is used) or a `DynamicStore`. */
@@ -61,12 +73,16 @@ export interface CoreRequest {
   headers: Headers;
   /** Raw bytes, or a value an upstream body parser already decoded (Express's `req.body`). */
   readBody: () => Promise<Uint8Array | { parsed: unknown }>;
+  /** Aborted when the client goes away: a query's work then stops. */
+  signal?: AbortSignal;
 }
 
 export interface CoreResponse {
   status: number;
   headers: Record<string, string>;
   envelope: Envelope<unknown>;
+  /** A streamed answer: the envelope's JSON text, chunk by chunk (`envelope` is then only its successful head). */
+  body?: AsyncIterable<string>;
 }
 
 /** Thrown by body readers: the request cannot be read (413 too large, 400 broken). */

@@ -16,14 +16,16 @@ export async function buildCli(): Promise<{ path: string; remove: () => void }> 
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(join(base, 'consolidata-cli-'));
   const path = join(dir, 'cli.mjs');
+  // The pool's worker script goes beside the CLI, as dist/server-worker.js beside dist/cli.js.
   await build({
-    entryPoints: [join(root, 'src/cli/main.ts')],
+    entryPoints: { cli: join(root, 'src/cli/main.ts'), 'server-worker': join(root, 'src/server/worker.ts') },
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     packages: 'external',
-    outfile: path,
+    outdir: dir,
+    outExtension: { '.js': '.mjs' },
     logLevel: 'error',
   });
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };

@@ -1,0 +1,324 @@
+// Stall bench: N Wells (default 100k, ~1.5 KB each) served over HTTP on loopback. A probe client sends an indexed
+// query every 50 ms, open loop, while attacks are sent one at a time; prints the probe's p50/p99/max per attack,
+// how and when each attack was answered, and the server's peak RSS; exits 1 when a target is missed.
+// Targets: probe p99 < 100 ms and max < 500 ms through every attack; peak RSS < 1.5 GB; every attack answered
+// (a result, or a 4xx/503 naming the bound) within 40 s.
+//
+// The server: `--server cli` runs `dist/cli.js serve` (the default once dist has the pool's worker,
+// dist/server-worker.js); `--server pool` bundles a server from the sources (createPool + createNodeHandler +
+// configureServer, maxQueryMs 30 s, maxQueued 1000), for when dist is not built or serve is not wired yet.
+// Usage: node bench/stall.mjs [--wells 100000] [--server cli|pool] [--cli dist/cli.js] [--only name,name] [--slow]
+// (--slow lists every probe of 100 ms or more, with when it was sent).
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { generateWells, pwiOf } from './generate.mjs';
+
+if (!isMainThread) {
+  await probeThread(workerData.probe);
+  process.exit(0);
+}
+
+/** The probe client: sends until told to stop, then answers every sample { sent, ms, ok }. */
+async function probeThread({ hostname, port, wells, everyMs }) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const samples = [];
+  let n = 0;
+  let inFlight = 0;
+  const timer = setInterval(() => {
+    const started = performance.now();
+    const sent = performance.timeOrigin + started;
+    const body = JSON.stringify({ type: 'Well', query: { pwi: pwiOf((n++ * 7919) % wells) } });
+    inFlight++;
+    const done = (ok) => {
+      inFlight--;
+      samples.push({ sent, ms: performance.now() - started, ok });
+    };
+    const req = http.request({ host: hostname, port, path: '/api/data/query', method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (text += c));
+      res.on('end', () => done(res.statusCode === 200 && JSON.parse(text).count === 1));
+    });
+    req.on('error', () => done(false));
+    req.end(body);
+  }, everyMs);
+  await new Promise((resolve) => parentPort.once('message', resolve));
+  clearInterval(timer);
+  while (inFlight > 0) await new Promise((r) => setTimeout(r, 10));
+  agent.destroy();
+  parentPort.postMessage(samples);
+}
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+const WELLS = Number(arg('wells', 100_000));
+const CLI = arg('cli', join(root, 'dist/cli.js'));
+const SERVER = arg('server', existsSync(join(root, 'dist/server-worker.js')) ? 'cli' : 'pool');
+const ONLY = arg('only', '')
+  .split(',')
+  .filter(Boolean);
+const ANSWER_MS = 40_000;
+const PROBE_MS = 50;
+const TARGET = { p99: 100, max: 500, rssMb: 1536 };
+
+// ---- the database: generated once per size, copied for each run (the attacks write to it) ----
+const cacheDir = join(root, 'bench/results');
+mkdirSync(cacheDir, { recursive: true });
+const cached = join(cacheDir, `stall-${WELLS}.db`);
+if (!existsSync(cached)) {
+  process.stderr.write(`generating ${WELLS} Wells into ${cached} …\n`);
+  if (!existsSync(join(root, 'dist/index.js'))) throw new Error('bench/stall.mjs generates its data with dist/index.js: run npm run build first');
+  const { DynamicStore } = await import(join(root, 'dist/index.js'));
+  const store = DynamicStore.open(`${cached}.tmp`);
+  for (let from = 0; from < WELLS; from += 10_000) {
+    const r = await store.insert('Well', generateWells(Math.min(10_000, WELLS - from), { from }));
+    if (!r.success) throw new Error(r.message);
+  }
+  await store.close();
+  copyFileSync(`${cached}.tmp`, cached);
+  rmSync(`${cached}.tmp`, { force: true });
+}
+const dir = mkdtempSync(join(tmpdir(), 'consolidata-stall-'));
+const db = join(dir, 'stall.db');
+copyFileSync(cached, db);
+// Whatever happens, the copy, the bundles and the server go when this process does.
+const cleanup = [() => rmSync(dir, { recursive: true, force: true })];
+process.on('exit', () => cleanup.forEach((f) => f()));
+
+// ---- the server ----
+async function serverCommand() {
+  if (SERVER === 'cli') return [CLI, 'serve', '--db', db, '--port', '0'];
+  // A server of the pool from the sources, bundled like the tests bundle them (dependencies external).
+  const { build } = await import('esbuild');
+  mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
+  const out = mkdtempSync(join(root, 'node_modules/.cache/stall-'));
+  cleanup.push(() => rmSync(out, { recursive: true, force: true }));
+  const entry = join(out, 'entry.ts');
+  writeFileSync(
+    entry,
+    `import { createServer } from 'node:http';
+     import { createPool } from ${JSON.stringify(join(root, 'src/server/pool.ts'))};
+     import { createNodeHandler, configureServer } from ${JSON.stringify(join(root, 'src/http/index.ts'))};
+     const store = await createPool(process.argv[2], { maxQueryMs: 30_000, maxQueued: 1000, workerScript: new URL('./server-worker.mjs', import.meta.url) });
+     const server = configureServer(createServer(createNodeHandler(store)));
+     server.listen(0, '127.0.0.1', () => process.stdout.write('serving at http://127.0.0.1:' + server.address().port + '/api\\n'));`,
+  );
+  await build({
+    entryPoints: { server: entry, 'server-worker': join(root, 'src/server/worker.ts') },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    outdir: out,
+    outExtension: { '.js': '.mjs' },
+    logLevel: 'error',
+  });
+  return [join(out, 'server.mjs'), db];
+}
+
+const server = spawn(process.execPath, await serverCommand(), { stdio: ['ignore', 'pipe', 'pipe'] });
+cleanup.unshift(() => server.exitCode === null && server.signalCode === null && server.kill('SIGKILL'));
+let serverLog = '';
+server.stderr.on('data', (d) => (serverLog += d));
+const base = await new Promise((resolve, reject) => {
+  let out = '';
+  server.stdout.on('data', (d) => {
+    out += d;
+    const m = /at (http:\/\/\S+\/api)/.exec(out);
+    if (m) resolve(m[1]);
+  });
+  server.once('exit', (code) => reject(new Error(`server exited ${code}\n${serverLog}`)));
+});
+const { hostname, port } = new URL(base);
+
+// ---- the server's memory: whole process (all threads), resident pages in total and anonymous ones ----
+const mem = { peak: 0, peakAnon: 0 };
+const readMem = () => {
+  try {
+    const s = readFileSync(`/proc/${server.pid}/status`, 'utf8');
+    const kb = (n) => Number(new RegExp(`${n}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) / 1024;
+    mem.peak = Math.max(mem.peak, kb('VmRSS'));
+    mem.peakAnon = Math.max(mem.peakAnon, kb('RssAnon'));
+  } catch {
+    // The server exited: the last sample stands.
+  }
+};
+const memTimer = setInterval(readMem, 100);
+
+// ---- the probe: an indexed query every 50 ms, open loop, from a thread of its own (so the attack clients' work
+// never delays it on this side) on connections of its own ----
+const phases = [];
+const setPhase = (name) => {
+  phases.push({ name, from: performance.timeOrigin + performance.now() });
+};
+setPhase('idle');
+const prober = new Worker(new URL(import.meta.url), { workerData: { probe: { hostname, port, wells: WELLS, everyMs: PROBE_MS } } });
+const probesDone = new Promise((resolve) => prober.once('message', resolve));
+
+// ---- attacks ----
+const json = { 'content-type': 'application/json' };
+/** One request; its status, a short note, and its time. Never longer than ANSWER_MS. */
+async function send(body, { path = '/api/data/query', method = 'POST' } = {}) {
+  const started = performance.now();
+  try {
+    const res = await fetch(`${base.replace(/\/api$/, '')}${path}`, { method, headers: json, body: typeof body === 'string' ? body : JSON.stringify(body), signal: AbortSignal.timeout(ANSWER_MS + 5000) });
+    const text = await res.text();
+    let note = '';
+    try {
+      const env = JSON.parse(text);
+      note = env.success ? `count ${env.count}, total ${env.total}` : `${env.errors?.[0]?.code}: ${String(env.message).slice(0, 90)}`;
+    } catch {
+      note = `${text.length} bytes, not JSON`;
+    }
+    return { status: res.status, ms: performance.now() - started, note };
+  } catch (e) {
+    return { status: 0, ms: performance.now() - started, note: String(e.cause?.code ?? e.name) };
+  }
+}
+
+/** A ring of n vertices around (cx, cy), closed. */
+function circle(n, cx, cy, r) {
+  const ring = Array.from({ length: n - 1 }, (_, i) => [cx + r * Math.cos((2 * Math.PI * i) / (n - 1)), cy + r * 0.8 * Math.sin((2 * Math.PI * i) / (n - 1))]);
+  return [...ring, ring[0]];
+}
+
+/** Clients that ask for every Well and never read the answer; at the end they read, to see where the server cut it. */
+async function nonReaders(count) {
+  const body = JSON.stringify({ type: 'Well', query: {} });
+  const started = performance.now();
+  const sockets = Array.from({ length: count }, () => {
+    const s = net.connect({ host: hostname, port });
+    s.on('error', () => undefined);
+    s.write(`POST /api/data/query HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    s.pause();
+    return s;
+  });
+  // Hold them for the whole answer window: the server must bound what they hold, and cut them by its deadline.
+  await new Promise((r) => setTimeout(r, ANSWER_MS));
+  const ends = await Promise.all(
+    sockets.map(
+      (s) =>
+        new Promise((resolve) => {
+          let bytes = 0;
+          let head = '';
+          const t0 = performance.now();
+          s.on('data', (c) => {
+            if (head.length < 200) head += c.toString('latin1', 0, 200);
+            bytes += c.length;
+          });
+          const done = (how) => resolve({ how, bytes, drainMs: performance.now() - t0, status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0) });
+          s.once('close', () => done('closed'));
+          setTimeout(() => (s.destroy(), done('still open')), 5000);
+          s.resume();
+        }),
+    ),
+  );
+  const cut = ends.filter((e) => e.how === 'closed' && e.drainMs < 2000);
+  const totalMs = performance.now() - started;
+  return {
+    // Answered: each got its status and then a connection the server closed (cut at its deadline), waiting only on us.
+    status: ends.every((e) => e.status === 200) ? 200 : ends.map((e) => e.status).join('/'),
+    ms: cut.length === count ? ANSWER_MS : totalMs,
+    answered: cut.length === count,
+    note: `${cut.length}/${count} closed by the server while unread (${Math.round(Math.max(...ends.map((e) => e.bytes)) / 1e6)} MB max buffered in the sockets)`,
+  };
+}
+
+/** Another process holds the write lock for `holdMs` while a write is sent. */
+async function lockedWrite(holdMs) {
+  const sqlite = createRequire(join(root, 'package.json')).resolve('better-sqlite3');
+  const child = spawn(
+    process.execPath,
+    ['-e', `const D = require(process.argv[1]); const db = new D(process.argv[2]); db.exec('BEGIN IMMEDIATE'); process.stdout.write('locked\\n'); setTimeout(() => { db.exec('COMMIT'); db.close(); }, Number(process.argv[3]));`, sqlite, db, String(holdMs)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise((r) => child.stdout.once('data', r));
+  const r = await send({ type: 'Well', data: [{ pwi: `LOCKED-${Date.now()}`, basinName: 'Permian' }] }, { path: '/api/data' });
+  await new Promise((r2) => (child.exitCode === null ? child.once('exit', r2) : r2()));
+  return { ...r, note: `${r.note} (lock held ${holdMs / 1000} s by another process)` };
+}
+
+async function concurrent(n) {
+  const started = performance.now();
+  const all = await Promise.all(Array.from({ length: n }, (_, i) => send({ type: 'Well', query: { lateralLength: { gt: 8000 + (i % 50) } }, options: { limit: 10, skip: i % 7 } })));
+  const by = new Map();
+  for (const r of all) by.set(r.status, (by.get(r.status) ?? 0) + 1);
+  return { status: [...by.keys()].join('/'), ms: Math.max(...all.map((r) => r.ms)), answered: all.every((r) => r.status === 200 || r.status === 503), note: [...by].map(([s, k]) => `${k}× ${s}`).join(', ') + `; slowest ${Math.round(Math.max(...all.map((r) => r.ms)))} ms, run ${Math.round(performance.now() - started)} ms` };
+}
+
+const attacks = [
+  ['in-100-untyped', () => send({ type: 'Well', query: { 'extra.code': { in: Array.from({ length: 100 }, (_, i) => `code-${i}`) } } })],
+  ['polygon-10k', () => send({ type: 'Well', query: { surfaceLoc: { polygon: [circle(10_000, -100, 35, 8)] } }, options: { limit: 100 } })],
+  ['path-50k', () => send({ type: 'Well', query: { ['a'.repeat(50_000)]: 1 } })],
+  ['field-15MB', () => send(`{"type":"Well","query":{"${'f'.repeat(15 * 2 ** 20)}":1}}`)],
+  ['unread-all-x10', () => nonReaders(10)],
+  ['write-under-lock', () => lockedWrite(5000)],
+  ['scans-500', () => concurrent(500)],
+];
+
+const report = [];
+async function run(name, attack) {
+  // A quiet second before, so an attack's probes are its own.
+  setPhase('quiet');
+  await new Promise((r) => setTimeout(r, 1000));
+  setPhase(name);
+  const r = await attack();
+  const answered = r.answered ?? ((r.status >= 200 && r.status < 300) || r.status === 400 || r.status === 413 || r.status === 503);
+  report.push({ name, ...r, answered: answered && r.ms <= ANSWER_MS });
+  // The second after an attack is still its own (what it left behind: a worker being replaced, a burst of answers).
+  await new Promise((r2) => setTimeout(r2, 1000));
+  setPhase('tail');
+  // Probes sent meanwhile may still be in flight: let them land.
+  await new Promise((r2) => setTimeout(r2, 500));
+}
+
+await new Promise((r) => setTimeout(r, 5000));
+report.push({ name: 'idle', status: '-', ms: 0, note: 'no attack', answered: true });
+for (const [name, attack] of attacks) if (!ONLY.length || ONLY.includes(name)) await run(name, attack);
+prober.postMessage('stop');
+const samples = await probesDone;
+/** The phase a probe belongs to: the one under way when it was sent. */
+const phaseAt = (t) => phases.findLast((p) => p.from <= t)?.name ?? 'idle';
+const probes = samples.map((p) => ({ ...p, phase: phaseAt(p.sent), at: p.sent - phases[0].from }));
+clearInterval(memTimer);
+readMem();
+server.kill('SIGTERM');
+await new Promise((r) => (server.exitCode === null ? server.once('exit', r) : r()));
+
+// ---- report ----
+const pct = (xs, p) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] : NaN);
+let missed = 0;
+console.log(`stall bench: ${WELLS.toLocaleString('en-US')} Wells, server ${SERVER === 'cli' ? CLI : 'pool from sources'}, probe every ${PROBE_MS} ms\n`);
+console.log('| attack | probes | probe p50 ms | probe p99 ms | probe max ms | failed probes | attack answer | answered in ms | detail |');
+console.log('|---|---:|---:|---:|---:|---:|---|---:|---|');
+for (const r of report) {
+  const xs = probes
+    .filter((p) => p.phase === r.name)
+    .map((p) => p.ms)
+    .sort((a, b) => a - b);
+  const failed = probes.filter((p) => p.phase === r.name && !p.ok).length;
+  const p99 = pct(xs, 99);
+  const max = xs.at(-1) ?? NaN;
+  const bad = !(p99 < TARGET.p99) || !(max < TARGET.max) || failed > 0 || !r.answered;
+  if (bad) missed++;
+  console.log(`| ${r.name} | ${xs.length} | ${pct(xs, 50).toFixed(1)} | ${p99.toFixed(1)} | ${max.toFixed(1)} | ${failed} | ${r.status} | ${Math.round(r.ms)} | ${r.note}${bad ? ' **MISSED**' : ''} |`);
+}
+if (process.argv.includes('--slow')) {
+  for (const p of probes.filter((x) => x.ms >= TARGET.p99)) console.log(`slow probe: ${p.phase} at ${(p.at / 1000).toFixed(2)} s took ${p.ms.toFixed(0)} ms`);
+}
+const rssOk = mem.peak < TARGET.rssMb;
+if (!rssOk) missed++;
+console.log(`\nserver peak RSS ${Math.round(mem.peak)} MB (anonymous ${Math.round(mem.peakAnon)} MB; the rest is the database file mapped for reads) — target < ${TARGET.rssMb} MB: ${rssOk ? 'met' : 'MISSED'}`);
+console.log(missed ? `\n${missed} target(s) missed` : '\nevery target met');
+process.exit(missed ? 1 : 0);
