@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { DynamicStore } from '../dynamic.js';
 import { basicAuth } from '../http/auth.js';
 import { createNodeHandler } from '../http/node.js';
+import { configureServer } from '../http/server.js';
 import { sampleData } from '../sample.js';
 import { createPool, type PooledStore } from '../server/pool.js';
 import { isPostgresUrl, openDb, shownDb } from './db.js';
@@ -110,7 +111,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       });
     }
     const handler = createNodeHandler(store, { authenticate, onError: (e) => log(`internal error: ${stack(e)}`) });
-    const server = createServer((req, res) => handler(req, res));
+    // Deliberate socket timeouts, and Node's own refusals (malformed, headers too large, too slow) as JSON envelopes.
+    const server = configureServer(createServer((req, res) => handler(req, res)));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(opts.port, opts.host, () => {

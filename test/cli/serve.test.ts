@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicStore } from '../../src/dynamic.js';
 import { loadSample, serve } from '../../src/cli/serve.js';
-import { crashingWorkerScript, removeBundles } from '../server/helpers.js';
+import { crashingWorkerScript, removeBundles, workerScript } from '../server/helpers.js';
 
 describe('serve', () => {
   let dir: string;
@@ -42,6 +43,25 @@ describe('serve', () => {
       const requestId = /request (\S+)\)/.exec(logged!)![1]!;
       expect(requestId).not.toBe('undefined');
       expect(text).toContain(requestId);
+    } finally {
+      await running.stop(100);
+    }
+  });
+
+  it('sets its socket timeouts and answers a request Node cannot parse with a JSON envelope', async () => {
+    const running = await serve({ db: join(dir, 'socket.db'), port: 0, host: '127.0.0.1', log: () => undefined, workerScript: await workerScript() });
+    try {
+      expect([running.server.headersTimeout, running.server.requestTimeout, running.server.keepAliveTimeout]).toEqual([10_000, 60_000, 5_000]);
+      const { port } = running.server.address() as { port: number };
+      const text = await new Promise<string>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        let got = '';
+        socket.on('data', (d) => (got += d.toString()));
+        socket.on('close', () => resolve(got));
+        socket.write('NOT HTTP\r\n\r\n');
+      });
+      expect(text).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).errors[0].code).toBe('INVALID_REQUEST');
     } finally {
       await running.stop(100);
     }
