@@ -1,13 +1,12 @@
 /**
- * Keyset cursors on PostgreSQL: paging by cursor equals one unpaged sorted query (any sort, ties, nulls, every JSON
- * type, geo conditions), survives writes between pages, and iterate() follows it.
+ * Keyset cursors on both backends: paging by cursor equals one unpaged sorted query (any sort, ties, nulls, every
+ * JSON type, geo conditions), survives writes between pages, and iterate() follows it.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DynamicStore, Envelope } from '../../src/index.js';
-import { postgresBackend } from '../helpers/backends.js';
+import type { DynamicStore, Envelope } from '../src/index.js';
+import { backends } from './helpers/backends.js';
 
-const backend = postgresBackend();
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
 const mixed = fc.oneof(fc.constantFrom(0, 1, 2, 2.5, -1, 1e21), fc.constantFrom('a', 'b', 'B', '', 'é'), fc.boolean(), fc.constant(null), fc.constant({ k: 1 }), fc.constant([1, 2]), fc.constant([]));
@@ -45,7 +44,7 @@ async function pages(store: DynamicStore, query: unknown, options: Record<string
   throw new Error('cursor paging did not end');
 }
 
-describe('keyset cursors on PostgreSQL', () => {
+describe.each(backends())('keyset cursors: $name', (backend) => {
   it(`paging by cursor answers exactly the unpaged sorted query (${RUNS} runs)`, async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(doc, { maxLength: 30 }), request, async (docs, r) => {
