@@ -50,8 +50,14 @@ export interface Backend {
   readonly cursors?: boolean;
   /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
   query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult>;
-  /** Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back when atomic. */
-  insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): MaybePromise<InsertResult>;
+  /**
+   * Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back
+   * when atomic. `docs` is read once per attempt, inside the transaction: it validates and stamps each document as
+   * it is taken and may throw (a RequestError: the transaction rolls back and the error is the answer). A backend
+   * that runs the request again (after a lock wait) iterates it again from the start. `count`, when known, is how
+   * many documents `docs` holds: a single document needs no transaction around its one statement.
+   */
+  insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count?: number): MaybePromise<InsertResult>;
   /** Atomic inserts of several types in one transaction: any collision rolls back every part. */
   insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): MaybePromise<InsertResult[]>;
   /**

@@ -40,10 +40,27 @@ interface Core {
 export interface LoadOptions {
   /** Documents per transaction (default 1,000); with `atomic`, per insert inside the one transaction. */
   batchSize?: number;
-  /** One transaction for the whole source: any refused document writes nothing at all (default false). */
+  /**
+   * One transaction for the whole source: any refused document writes nothing at all (default false). Only a
+   * load in one transaction takes the bulk path (indexes rebuilt once at the end, see README "Writes").
+   */
   atomic?: boolean;
+  /**
+   * The first refused document ends the load: its batch is not written (each batch is then all or nothing) and
+   * nothing more is read; earlier batches stay, unless `atomic` (default false: skip it and go on).
+   */
+  stopOnError?: boolean;
   /** Errors listed in the answer at most (default 100); `message` counts them all. */
   maxErrors?: number;
+  /** Called with the errors of every refused document (all of them, beyond `maxErrors`), batch by batch in source order. */
+  onError?: (error: EnvelopeError) => void;
+  /** Called after each batch is written (or, atomic, inserted in the open transaction): documents read, written, refused. */
+  onBatch?: (progress: { read: number; written: number; refused: number }) => void;
+}
+
+/** Wraps an error the load's source threw, so that it reaches the caller as it was. */
+class SourceError {
+  constructor(readonly error: unknown) {}
 }
 
 function plural(n: number, one: string, many = `${one}s`): string {
@@ -240,9 +257,9 @@ export class DynamicStore {
     return this.#run(() => {
       const info = this.#resolve(type);
       if (options !== undefined && options !== null && !isPlainObject(options)) throw requestError('INVALID_REQUEST', 'options: expected an object');
+      if (!Array.isArray(docs)) throw requestError('INVALID_REQUEST', `data: expected an array of documents, got ${describe(docs)}`, { field: 'data' });
       const atomic = isPlainObject(options) && options.atomic === true;
-      const stamped = this.#validated(info, docs);
-      return then(this.#core.backend.insert(info, stamped, atomic), (r) => insertEnvelope(r, stamped.length));
+      return then(this.#core.backend.insert(info, this.#stamping(info, docs), atomic, docs.length), (r) => insertEnvelope(r, docs.length));
     });
   }
 
@@ -299,7 +316,11 @@ export class DynamicStore {
     const maxErrors = o.maxErrors ?? 100;
     if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new RangeError('load: batchSize must be a positive integer');
     if (!Number.isSafeInteger(maxErrors) || maxErrors < 0) throw new RangeError('load: maxErrors must be a non-negative integer');
+    for (const k of ['onError', 'onBatch'] as const) {
+      if (o[k] !== undefined && typeof o[k] !== 'function') throw new TypeError(`load: ${k} must be a function`);
+    }
     const atomic = o.atomic === true;
+    const stopOnError = o.stopOnError === true;
     const { backend, settings } = this.#core;
     let info: TypeInfo;
     try {
@@ -316,9 +337,14 @@ export class DynamicStore {
     let refused = 0;
     let read = 0;
     let written = 0;
-    const report = (e: EnvelopeError) => {
-      refused++;
-      if (errors.length < maxErrors) errors.push(e);
+    /** Refusals of the batch being read, reported in source order once its documents are written. */
+    let found: EnvelopeError[] = [];
+    const report = (list: EnvelopeError[]) => {
+      list.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
+      for (const e of list) {
+        if (errors.length < maxErrors) errors.push(e);
+        o.onError?.(e);
+      }
     };
     let writer: ReturnType<NonNullable<Backend['bulk']>> | undefined;
     try {
@@ -326,32 +352,54 @@ export class DynamicStore {
       let batch: StoredDoc[] = [];
       let positions: number[] = [];
       const flush = async () => {
-        if (!batch.length) return;
+        if (!batch.length && !found.length) return;
         const docs = batch;
         const at = positions;
         batch = [];
         positions = [];
-        // An atomic load that met a refused document writes nothing more: it will roll back.
-        if (atomic && refused) return;
-        const r = writer ? await writer.insert(info, docs) : await backend.insert(info, docs, false);
-        written += r.insertedIds.length;
-        for (const e of r.errors) {
-          const pos = at[e.index ?? 0]!;
-          report({ ...e, index: pos, message: e.message.replace(/^document \d+:/, `document ${pos}:`) });
+        // Written unless a refusal already dooms it: an atomic load rolls back, a stopping one drops its batch.
+        if (docs.length && !((atomic || stopOnError) && refused)) {
+          const r = writer ? await writer.insert(info, docs) : await backend.insert(info, docs, stopOnError);
+          if (!r.rolledBack) written += r.insertedIds.length;
+          // One error per colliding document.
+          refused += r.errors.length;
+          for (const e of r.errors) {
+            const pos = at[e.index ?? 0]!;
+            found.push({ ...e, index: pos, message: e.message.replace(/^document \d+:/, `document ${pos}:`) });
+          }
         }
+        report(found);
+        found = [];
+        o.onBatch?.({ read, written: atomic ? 0 : written, refused });
       };
       const now = settings.now();
-      for await (const raw of iterable as AsyncIterable<unknown>) {
-        const r = validateDocument(info, raw, { strict: settings.strict, index: read });
-        if (r.errors.length) r.errors.forEach(report);
-        else {
+      const it = (iterable as AsyncIterable<unknown>)[Symbol.asyncIterator]?.() ?? toAsync(iterable as Iterable<unknown>);
+      for (;;) {
+        let step: IteratorResult<unknown>;
+        try {
+          step = await it.next();
+        } catch (e) {
+          throw new SourceError(e);
+        }
+        if (step.done) break;
+        const r = validateDocument(info, step.value, { strict: settings.strict, index: read });
+        if (r.errors.length) {
+          refused++;
+          found.push(...r.errors);
+        } else {
           batch.push(this.#stamp(r.doc, now));
           positions.push(read);
         }
         read++;
+        if (stopOnError && refused) break;
         if (batch.length >= batchSize) await flush();
+        if (stopOnError && refused) break;
         // Atomic and already refused: once the answer's error list is full, reading on changes nothing.
-        if (atomic && refused && errors.length >= maxErrors) break;
+        if (atomic && refused && errors.length + found.length >= maxErrors) break;
+      }
+      if (stopOnError && refused) {
+        batch = [];
+        await it.return?.();
       }
       await flush();
       if (writer) {
@@ -366,6 +414,8 @@ export class DynamicStore {
       } catch {
         // The transaction is gone with the failure that ended it.
       }
+      // The source's own failure is the caller's to handle, as it threw it; what was committed stays committed.
+      if (e instanceof SourceError) throw e.error;
       return { ...this.#failure<never>(e), count: atomic ? 0 : written, total: read };
     } finally {
       if (atomic) {
@@ -376,7 +426,7 @@ export class DynamicStore {
     const message = refused
       ? atomic
         ? `0 of ${read} loaded; ${plural(refused, 'document')} refused; nothing was written (atomic)`
-        : `${written} of ${read} loaded; ${plural(refused, 'document')} refused`
+        : `${written} of ${read} loaded; ${plural(refused, 'document')} refused${stopOnError ? '; stopped at the first' : ''}`
       : `${written} of ${read} loaded`;
     return envelope<never>({ count: written, total: read, errors, success: refused === 0, message });
   }
@@ -498,6 +548,30 @@ export class DynamicStore {
     return valid.map((d) => this.#stamp(d, now));
   }
 
+  /**
+   * The documents of an insert, validated and stamped one at a time as the backend writes them inside its
+   * transaction, so no validated copy of the whole request is ever held. Past the first invalid document nothing
+   * more is handed out; the rest are still checked, and the end throws every problem found as one VALIDATION
+   * error, which rolls the transaction back: a request with an invalid document writes nothing. Each iteration
+   * starts over (a backend may run the request again after a lock wait).
+   */
+  #stamping(info: TypeInfo, docs: readonly unknown[]): Iterable<StoredDoc> {
+    const strict = this.#core.settings.strict;
+    const stamp = (d: StoredDoc, now: string) => this.#stamp(d, now);
+    const now = this.#core.settings.now();
+    return {
+      *[Symbol.iterator]() {
+        const errors: EnvelopeError[] = [];
+        for (let index = 0; index < docs.length; index++) {
+          const r = validateDocument(info, docs[index], { strict, index });
+          if (r.errors.length) errors.push(...r.errors);
+          else if (!errors.length) yield stamp(r.doc, now);
+        }
+        if (errors.length) throw new RequestError(errors);
+      },
+    };
+  }
+
   /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
   #stamp(doc: StoredDoc, now: string, keep?: { createdAt: unknown; createdBy: unknown }): StoredDoc {
     const { settings } = this.#core;
@@ -580,4 +654,13 @@ function insertEnvelope(r: InsertResult, requested: number): Envelope<never> {
 function rolledBack(part: number, failed: number, cause: Envelope<never>): Envelope<never> {
   const code = cause.errors[0]?.code ?? 'INTERNAL';
   return fail<never>([{ code, message: `part ${part} was rolled back: part ${failed} failed (${cause.message})` }]);
+}
+
+/** An async iterator over a sync iterable, without the per-item promise a `for await` over it would add beyond one. */
+function toAsync<T>(iterable: Iterable<T>): AsyncIterator<T> {
+  const it = iterable[Symbol.iterator]();
+  return {
+    next: async () => it.next(),
+    return: async () => it.return?.() ?? { done: true, value: undefined },
+  };
 }

@@ -64,16 +64,64 @@ describe('load', () => {
     store.close();
   });
 
-  it('a source that throws ends the load with INTERNAL; with atomic nothing is written', async () => {
+  it("a source that throws: its own error reaches the caller; batches already committed stay, an atomic load's do not", async () => {
     const store = DataStore.open();
     async function* broken() {
       yield { pwi: 'A' };
+      yield { pwi: 'B' };
       throw new Error('disk gone');
     }
-    const r = await store.load('Well', broken(), { batchSize: 1, atomic: true });
-    expect(r.errors[0]!.code).toBe('INTERNAL');
-    expect(JSON.stringify(r)).not.toContain('disk gone');
+    await expect(store.load('Well', broken(), { batchSize: 1, atomic: true })).rejects.toThrow('disk gone');
     expect((await store.query('Well', {})).total).toBe(0);
+    // The store is usable at once: the atomic load's transaction and gate are gone.
+    expect((await store.insert('Well', [{ pwi: 'C' }])).count).toBe(1);
+    await expect(store.load('Well', broken(), { batchSize: 1 })).rejects.toThrow('disk gone');
+    expect((await store.query('Well', {}, { sortBy: 'pwi' })).data.map((d) => d.pwi)).toEqual(['A', 'B', 'C']);
+    store.close();
+  });
+
+  it('stopOnError: the first refused document ends the load; its batch is not written, earlier batches stay, nothing more is read', async () => {
+    const store = DataStore.open();
+    let pulled = 0;
+    function* source() {
+      for (let i = 0; i < 100; i++) {
+        pulled++;
+        yield i === 25 ? { pwi: 'W25', spudDate: 'yesterday' } : { pwi: `W${i}` };
+      }
+    }
+    const r = await store.dynamic.load('Well', source(), { batchSize: 10, stopOnError: true });
+    expect(r).toMatchObject({ success: false, count: 20, total: 26 });
+    expect(r.errors.map((e) => [e.code, e.index])).toEqual([['VALIDATION', 25]]);
+    expect(r.message).toBe('20 of 26 loaded; 1 document refused; stopped at the first');
+    expect(pulled).toBe(26);
+    expect((await store.query('Well', {})).total).toBe(20);
+    // A duplicate key stops it too, and its whole batch is rolled back.
+    const dup = await store.dynamic.load('Well', [{ pwi: 'N1' }, { pwi: 'N2' }, { pwi: 'W3' }, { pwi: 'N3' }, { pwi: 'N4' }], { batchSize: 2, stopOnError: true });
+    expect(dup).toMatchObject({ success: false, count: 2, total: 4 });
+    expect(dup.errors.map((e) => [e.code, e.index])).toEqual([['DUPLICATE_KEY', 2]]);
+    expect((await store.query('Well', { pwi: { in: ['N1', 'N2', 'N3', 'N4'] } })).data.map((d) => d.pwi)).toEqual(['N1', 'N2']);
+    store.close();
+  });
+
+  it('onError sees every refusal in source order, beyond maxErrors; onBatch reports progress after each batch', async () => {
+    const store = DataStore.open();
+    await store.insert('Well', [{ pwi: 'W2' }]);
+    const seen: [string, number | undefined][] = [];
+    const progress: { read: number; written: number; refused: number }[] = [];
+    // The first batch holds 0–3 and 5: a duplicate at 2 (found when written), an invalid document at 4 (found when read).
+    const docs = Array.from({ length: 12 }, (_, i) => (i === 4 || i === 9 ? { pwi: `W${i}`, fracStages: 'x' } : { pwi: `W${i}` }));
+    const r = await store.dynamic.load('Well', docs, { batchSize: 5, maxErrors: 1, onError: (e) => seen.push([e.code, e.index]), onBatch: (p) => progress.push(p) });
+    expect(seen).toEqual([
+      ['DUPLICATE_KEY', 2],
+      ['VALIDATION', 4],
+      ['VALIDATION', 9],
+    ]);
+    expect(r.errors).toHaveLength(1);
+    expect(r.message).toBe('9 of 12 loaded; 3 documents refused');
+    expect(progress).toEqual([
+      { read: 6, written: 4, refused: 2 },
+      { read: 12, written: 9, refused: 3 },
+    ]);
     store.close();
   });
 

@@ -16,15 +16,34 @@ function utc(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): nu
   return t;
 }
 
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The number of the two (or four) ASCII digits at `at`; NaN-free because CANONICAL matched first. */
+function digits(s: string, at: number, n: number): number {
+  let v = 0;
+  for (let i = at; i < at + n; i++) v = v * 10 + s.charCodeAt(i) - 48;
+  return v;
+}
+
+/**
+ * True when a string of the canonical shape (what the store writes and reads back) is a real instant, checked on
+ * its digits: the form every stored document and most inputs carry costs no Date object.
+ */
+function isCanonicalDate(s: string): boolean {
+  if (!CANONICAL.test(s)) return false;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 2);
+  const d = digits(s, 8, 2);
+  if (mo < 1 || mo > 12 || d < 1 || digits(s, 11, 2) > 23 || digits(s, 14, 2) > 59 || digits(s, 17, 2) > 59) return false;
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  return d <= DAYS[mo - 1]! + (leap ? 1 : 0);
+}
+
 /** The ISO form of a date input, or null when it is not a date. Times without a zone are UTC. */
 export function normalizeDate(input: unknown): string | null {
   if (input instanceof Date) return Number.isNaN(input.getTime()) ? null : input.toISOString();
   if (typeof input !== 'string') return null;
-  // Already canonical (what the store writes and reads back): one round trip proves it.
-  if (CANONICAL.test(input)) {
-    const t = Date.parse(input);
-    if (!Number.isNaN(t) && new Date(t).toISOString() === input) return input;
-  }
+  if (isCanonicalDate(input)) return input;
   const s = input.trim();
   let m = MDY.exec(s);
   if (m) {

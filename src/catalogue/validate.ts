@@ -40,35 +40,47 @@ export function put(target: Record<string, unknown>, key: string, value: unknown
   else target[key] = value;
 }
 
-/** A copy of an untyped JSON value, with Dates as ISO strings; a reason when it is not JSON. */
-export function jsonValue(v: unknown, depth = 0): Result {
-  if (depth > MAX_DEPTH) return { ok: false, reason: `nested deeper than ${MAX_DEPTH} levels` };
-  if (v === null || typeof v === 'string' || typeof v === 'boolean') return { ok: true, value: v };
-  if (typeof v === 'number') return Number.isFinite(v) ? { ok: true, value: v } : { ok: false, reason: `${v} is not a JSON number` };
+/** Why a value is not JSON, built only when it is not. */
+class NotJson {
+  constructor(readonly reason: string) {}
+}
+
+/** The copy of a JSON value, or NotJson: no result object per value, so a document's nested parts copy cheaply. */
+function copyJson(v: unknown, depth: number): unknown {
+  if (depth > MAX_DEPTH) return new NotJson(`nested deeper than ${MAX_DEPTH} levels`);
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v : new NotJson(`${v} is not a JSON number`);
+  if (Array.isArray(v)) {
+    const out: unknown[] = new Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = copyJson(v[i], depth + 1);
+      if (x instanceof NotJson) return new NotJson(`[${i}]: ${x.reason}`);
+      out[i] = x;
+    }
+    return out;
+  }
   if (v instanceof Date) {
     const iso = normalizeDate(v);
-    return iso === null ? { ok: false, reason: 'invalid Date' } : { ok: true, value: iso };
-  }
-  if (Array.isArray(v)) {
-    const out: unknown[] = [];
-    for (let i = 0; i < v.length; i++) {
-      const r = jsonValue(v[i], depth + 1);
-      if (!r.ok) return { ok: false, reason: `[${i}]: ${r.reason}` };
-      out.push(r.value);
-    }
-    return { ok: true, value: out };
+    return iso === null ? new NotJson('invalid Date') : iso;
   }
   if (isPlainObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) {
+    for (const k of Object.keys(v)) {
+      const x = v[k];
       if (x === undefined) continue;
-      const r = jsonValue(x, depth + 1);
-      if (!r.ok) return { ok: false, reason: `${k}: ${r.reason}` };
-      put(out, k, r.value);
+      const c = copyJson(x, depth + 1);
+      if (c instanceof NotJson) return new NotJson(`${k}: ${c.reason}`);
+      put(out, k, c);
     }
-    return { ok: true, value: out };
+    return out;
   }
-  return { ok: false, reason: `${describe(v)} is not a JSON value` };
+  return new NotJson(`${describe(v)} is not a JSON value`);
+}
+
+/** A copy of an untyped JSON value, with Dates as ISO strings; a reason when it is not JSON. */
+export function jsonValue(v: unknown, depth = 0): Result {
+  const c = copyJson(v, depth);
+  return c instanceof NotJson ? { ok: false, reason: c.reason } : { ok: true, value: c };
 }
 
 const CHECKS: Record<Category, (v: unknown) => Result> = {
@@ -130,6 +142,30 @@ export function checkValue(field: FieldInfo, v: unknown): Result {
   return CHECKS[field.category](v);
 }
 
+/** What `scalar` answers when it cannot accept a value itself: checkValue decides, and says why. */
+const UNDECIDED = Symbol('undecided');
+
+/**
+ * The value of a scalar field that is valid as given (most of every document: strings, numbers, canonical dates),
+ * without allocating a result; UNDECIDED for anything else.
+ */
+function scalar(category: Category, v: unknown): unknown {
+  switch (category) {
+    case 'string':
+      return typeof v === 'string' ? v : UNDECIDED;
+    case 'number':
+      return typeof v === 'number' && Number.isFinite(v) ? v : UNDECIDED;
+    case 'boolean':
+      return typeof v === 'boolean' ? v : UNDECIDED;
+    case 'int32':
+      return typeof v === 'number' && (v | 0) === v ? v : UNDECIDED;
+    case 'date':
+      return typeof v === 'string' ? (normalizeDate(v) ?? UNDECIDED) : UNDECIDED;
+    default:
+      return UNDECIDED;
+  }
+}
+
 export interface ValidateOptions {
   strict: boolean;
   /** Position of the document in the request, for error reports. */
@@ -150,9 +186,17 @@ export function validateDocument(
     errors.push({ code: 'VALIDATION', index, message: `document ${index}: expected an object, got ${describe(doc)}` });
     return { doc: out, errors };
   }
-  for (const [key, value] of Object.entries(doc)) {
+  for (const key of Object.keys(doc)) {
+    const value = doc[key];
     if (value === undefined) continue;
     const field = type.fields.get(key);
+    if (field && value !== null) {
+      const v = scalar(field.category, value);
+      if (v !== UNDECIDED) {
+        put(out, key, v);
+        continue;
+      }
+    }
     if (!field && key.length > LIMITS.nameLength) {
       errors.push({ code: 'VALIDATION', index, field: key.slice(0, 64), message: `document ${index}: field name ${shown(key)} is longer than ${LIMITS.nameLength} characters` });
       continue;

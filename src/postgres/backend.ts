@@ -527,7 +527,10 @@ export class PostgresBackend implements Backend {
     return errors;
   }
 
-  async insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): Promise<InsertResult> {
+  async insert(info: TypeInfo, source: Iterable<StoredDoc>, atomic: boolean): Promise<InsertResult> {
+    // Validated and stamped whole before the first round trip (an invalid document throws here, nothing sent):
+    // documents go to the server in chunks of multi-row statements, not one by one.
+    const docs = Array.from(source);
     const texts = this.#storable(docs);
     // One statement's worth, not atomic, lock_timeout set at connect: no transaction to open (one round trip).
     const single = !atomic && this.#options.lockTimeoutSet && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;

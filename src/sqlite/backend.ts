@@ -8,6 +8,7 @@ import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, jsonPath, type CompiledSelect } from './compile.js';
+import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema } from './schema.js';
@@ -138,30 +139,52 @@ export class SqliteBackend implements Backend {
     return { ...select, plan: rows.map((r) => r.detail) };
   }
 
-  /** Inserts inside the caller's transaction; collisions are collected, other errors thrown. */
-  #insertDocs(info: TypeInfo, docs: readonly StoredDoc[]): InsertResult {
+  /**
+   * Inserts inside the caller's transaction, taking each document from `docs` as it goes (validated and stamped
+   * then); collisions are collected, other errors thrown. `bulk` counts the inserts and may switch the type to the
+   * bulk path (src/sqlite/bulk.ts).
+   */
+  #insertDocs(info: TypeInfo, docs: Iterable<StoredDoc>, bulk: BulkInserts): InsertResult {
     const stmt = this.#statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
     const insertedIds: string[] = [];
     const errors: EnvelopeError[] = [];
-    docs.forEach((doc, index) => {
+    let index = 0;
+    for (const doc of docs) {
       try {
         stmt.run(doc.id, JSON.stringify(doc));
         insertedIds.push(doc.id as string);
+        bulk.inserted(info);
       } catch (e) {
         if (!isDuplicate(e)) throw e;
         errors.push(duplicateError(info, doc, index, collidingKey(this.#db, e)));
       }
-    });
+      index++;
+    }
     return { insertedIds, errors, rolledBack: false };
   }
 
-  insert(info: TypeInfo, docs: readonly StoredDoc[], atomic: boolean): InsertResult {
+  /** Runs fn in one write transaction with a bulk-path state, rebuilding what it dropped before the commit. */
+  #bulkWrite<T>(fn: (bulk: BulkInserts) => T, statements = 2): T {
+    return this.#write(() => {
+      const bulk = new BulkInserts(this.#db);
+      try {
+        const r = fn(bulk);
+        bulk.finish();
+        return r;
+      } catch (e) {
+        bulk.abort();
+        throw e;
+      }
+    }, statements);
+  }
+
+  insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count = 2): InsertResult {
     try {
-      return this.#write(() => {
-        const r = this.#insertDocs(info, docs);
+      return this.#bulkWrite((bulk) => {
+        const r = this.#insertDocs(info, docs, bulk);
         if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
         return r;
-      }, docs.length);
+      }, count);
     } catch (e) {
       if (e instanceof Rollback) return e.result as InsertResult;
       throw e;
@@ -170,8 +193,8 @@ export class SqliteBackend implements Backend {
 
   insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): InsertResult[] {
     try {
-      return this.#write(() => {
-        const results = parts.map((p) => this.#insertDocs(p.info, p.docs));
+      return this.#bulkWrite((bulk) => {
+        const results = parts.map((p) => this.#insertDocs(p.info, p.docs, bulk));
         if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
         return results;
       });
@@ -253,16 +276,28 @@ export class SqliteBackend implements Backend {
    */
   bulk(): BulkWriter {
     this.#retry(() => this.#db.exec('BEGIN IMMEDIATE'));
+    const bulk = new BulkInserts(this.#db);
     let open = true;
-    const end = (sql: string) => {
+    const end = (commit: boolean) => {
       if (!open) return;
       open = false;
-      this.#db.exec(sql);
+      if (!commit) {
+        this.#db.exec('ROLLBACK');
+        bulk.abort();
+        return;
+      }
+      try {
+        bulk.finish();
+      } catch (e) {
+        this.#db.exec('ROLLBACK');
+        throw e;
+      }
+      this.#db.exec('COMMIT');
     };
     return {
-      insert: (info, docs) => this.#insertDocs(info, docs),
-      commit: () => end('COMMIT'),
-      rollback: () => end('ROLLBACK'),
+      insert: (info, docs) => this.#insertDocs(info, docs, bulk),
+      commit: () => end(true),
+      rollback: () => end(false),
     };
   }
 

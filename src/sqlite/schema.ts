@@ -16,20 +16,40 @@ export interface SchemaOptions {
   indexes: Readonly<Record<string, readonly IndexSpec[]>>;
 }
 
+/** The JSON expressions of a point's coordinates in a row (`new`, `old`, an alias), and the test that it is one. */
+function pointExprs(field: string, row: string) {
+  const x = `json_extract(${row}.doc, '$."${field}"."coordinates"[0]')`;
+  const y = `json_extract(${row}.doc, '$."${field}"."coordinates"[1]')`;
+  const isPoint = `json_type(${row}.doc, '$."${field}"."coordinates"[0]') IN ('integer', 'real') AND json_type(${row}.doc, '$."${field}"."coordinates"[1]') IN ('integer', 'real')`;
+  return { x, y, isPoint };
+}
+
+/**
+ * Fills an R*Tree with the points of the rows after a seq (the one parameter), in spatial order: bands of a quarter
+ * degree of latitude, west to east in each, so that consecutive insertions touch the same nodes of the tree.
+ */
+export function pointFill(type: string, field: string, tree: string): string {
+  const { x, y, isPoint } = pointExprs(field, 'd');
+  return (
+    `INSERT INTO ${ident(tree)} SELECT d.rowid, ${x}, ${x}, ${y}, ${y} FROM ${ident(docsTable(type))} AS d ` +
+    `WHERE d.seq > ? AND ${isPoint} ORDER BY CAST((${y} + 90) * 4 AS INTEGER), ${x}`
+  );
+}
+
 function pointTriggers(type: string, field: string): string[] {
   const t = ident(docsTable(type));
   const r = ident(rtreeTable(type, field));
-  const x = (row: string) => `json_extract(${row}.doc, '$."${field}"."coordinates"[0]')`;
-  const y = (row: string) => `json_extract(${row}.doc, '$."${field}"."coordinates"[1]')`;
-  const isPoint = (row: string) =>
-    `json_type(${row}.doc, '$."${field}"."coordinates"[0]') IN ('integer', 'real') AND json_type(${row}.doc, '$."${field}"."coordinates"[1]') IN ('integer', 'real')`;
-  const add = (row: string) => `INSERT INTO ${r} SELECT ${row}.rowid, ${x(row)}, ${x(row)}, ${y(row)}, ${y(row)} WHERE ${isPoint(row)};`;
+  const add = (row: string) => {
+    const { x, y, isPoint } = pointExprs(field, row);
+    return `INSERT INTO ${r} SELECT ${row}.rowid, ${x}, ${x}, ${y}, ${y} WHERE ${isPoint};`;
+  };
+  const d = pointExprs(field, 'd');
   const name = (op: 'ai' | 'au' | 'ad') => ident(rtreeTrigger(type, field, op));
   // Triggers keep the tree in the same transaction as the document, for every connection and process.
   return [
     `CREATE VIRTUAL TABLE IF NOT EXISTS ${r} USING rtree(id, minX, maxX, minY, maxY)`,
     // A tree made for documents already there (a field that became a GeoPoint, a migrated file) starts filled.
-    `INSERT INTO ${r} SELECT d.rowid, ${x('d')}, ${x('d')}, ${y('d')}, ${y('d')} FROM ${t} AS d WHERE ${isPoint('d')} AND NOT EXISTS (SELECT 1 FROM ${r})`,
+    `INSERT INTO ${r} SELECT d.rowid, ${d.x}, ${d.x}, ${d.y}, ${d.y} FROM ${t} AS d WHERE ${d.isPoint} AND NOT EXISTS (SELECT 1 FROM ${r})`,
     `CREATE TRIGGER IF NOT EXISTS ${name('ai')} AFTER INSERT ON ${t} BEGIN ${add('new')} END`,
     `CREATE TRIGGER IF NOT EXISTS ${name('au')} AFTER UPDATE OF doc ON ${t} WHEN json_extract(old.doc, '$."${field}"') IS NOT json_extract(new.doc, '$."${field}"') ` +
       `BEGIN DELETE FROM ${r} WHERE id = old.rowid; ${add('new')} END`,
