@@ -26,6 +26,7 @@ export interface ImportCommand {
   db: string;
   batch?: number;
   abortOnError?: boolean;
+  atomic?: boolean;
   upsert?: boolean;
   /** Create the database file when it does not exist (default: refuse). */
   create?: boolean;
@@ -83,6 +84,7 @@ export async function importCommand(o: ImportCommand): Promise<number> {
         errors,
         batch: o.batch,
         abortOnError: o.abortOnError,
+        atomic: o.atomic,
         upsert: o.upsert,
         signal: o.signal,
         onProgress: (n) => bar?.update(n),

@@ -1,7 +1,8 @@
 /** `consolidata import`: documents from a JSON array or NDJSON stream into a store, in batches. */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { EnvelopeError } from '../envelope.js';
+import type { LoadOptions } from '../dynamic.js';
+import type { Envelope, EnvelopeError } from '../envelope.js';
 import type { StoreLike } from '../http/types.js';
 
 /** Where bad lines are reported: anything with `write(text)` (stderr, or a progress bar's log). */
@@ -9,8 +10,19 @@ export interface TextSink {
   write(text: string): unknown;
 }
 
+/** A store that loads from a stream: a `DynamicStore`, or a `DataStore` (its `dynamic` view is used). */
+export type ImportStore = Loader | { readonly dynamic: Loader };
+
+interface Loader extends StoreLike {
+  load(type: string, source: AsyncIterable<unknown>, options?: LoadOptions): Promise<Envelope<never>>;
+}
+
+function loaderOf(store: ImportStore): Loader {
+  return 'dynamic' in store ? store.dynamic : store;
+}
+
 export interface ImportOptions {
-  store: StoreLike;
+  store: ImportStore;
   type: string;
   input: Readable;
   /** Where bad lines are reported, one `line N: message\n` each, in line order (stderr in the CLI). */
@@ -19,6 +31,11 @@ export interface ImportOptions {
   batch?: number;
   /** Stop at the first bad line (its batch is not written); default: report it and go on. */
   abortOnError?: boolean;
+  /**
+   * The whole file in one transaction (the store's bulk path: indexes rebuilt once, at the end): the first bad
+   * line ends the run and nothing is written. Not with `upsert`.
+   */
+  atomic?: boolean;
   /**
    * Replace documents by `id` instead of inserting them (the store's `replace`, an upsert by id), so running
    * the same import again changes nothing. Documents without an `id` are inserted with a fresh one.
@@ -70,15 +87,25 @@ export function importSummaryText(summary: ImportSummary): string {
 export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   const batchSize = opts.batch ?? 1000;
   if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batch must be a positive integer');
+  if (opts.atomic && opts.upsert) throw new RangeError('atomic and upsert cannot be combined: an upsert import replaces batch by batch');
   const summary: ImportSummary = { read: 0, imported: 0, skipped: 0, aborted: false, interrupted: false };
   let bytes = 0;
   opts.input.on('data', (chunk: Buffer | string) => {
     bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength;
   });
-  const report = (where: string, message: string) => opts.errors.write(`${where}: ${message}\n`);
-  const skip = (where: string, message: string) => {
-    report(where, message);
-    if (opts.abortOnError) throw new Abort();
+  /** Problems waiting to be printed with the store's, in line order, when their batch is done. */
+  let held: { line: number; text: string }[] = [];
+  const printHeld = () => {
+    held.sort((x, y) => x.line - y.line);
+    for (const h of held) opts.errors.write(h.text);
+    held = [];
+  };
+  const skip = (label: string, line: number, message: string) => {
+    held.push({ line, text: `${label} ${line}: ${message}\n` });
+    if (opts.abortOnError) {
+      printHeld();
+      throw new Abort();
+    }
     summary.skipped++;
   };
   // Checked before each line is taken: on Ctrl-C the lines already read are written, nothing more is read.
@@ -89,19 +116,21 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
   };
 
   let label = 'line';
-  let pending: Item[] = [];
-  const flush = async () => {
-    if (pending.length) await writeBatch(opts, pending, label, summary, skip);
-    pending = [];
-    opts.onProgress?.(bytes);
+  /** The file line (NDJSON) or element (array) of each document handed to the store, by its position. */
+  const lineOf: number[] = [];
+  const lines = createInterface({ input: opts.input, crlfDelay: Infinity });
+
+  /** Interrupted: what was read is written, unless the import is atomic: then nothing is. */
+  const stop = () => {
+    if (opts.atomic) throw new Abort();
   };
 
-  const lines = createInterface({ input: opts.input, crlfDelay: Infinity });
-  try {
+  /** The documents of the file, with their lines noted; malformed lines and non-objects are reported and skipped. */
+  async function* documents(): AsyncGenerator<unknown> {
     let lineNo = 0;
     let arrayText: string[] | undefined;
     for await (const line of lines) {
-      if (interrupted()) break;
+      if (interrupted()) return stop();
       lineNo++;
       if (arrayText) {
         arrayText.push(line);
@@ -119,43 +148,84 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
       try {
         doc = JSON.parse(text);
       } catch (e) {
-        skip(`line ${lineNo}`, `malformed JSON (${(e as Error).message})`);
+        skip('line', lineNo, `malformed JSON (${(e as Error).message})`);
         continue;
       }
       if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-        skip(`line ${lineNo}`, 'expected a JSON object');
+        skip('line', lineNo, 'expected a JSON object');
         continue;
       }
-      pending.push({ line: lineNo, doc });
-      if (pending.length >= batchSize) await flush();
+      lineOf.push(lineNo);
+      yield doc;
     }
-    if (arrayText && !summary.interrupted) {
-      label = 'element';
-      let docs: unknown;
-      try {
-        docs = JSON.parse(arrayText.join('\n'));
-      } catch (e) {
-        report('file', `malformed JSON array (${(e as Error).message})`);
-        summary.aborted = true;
-        return summary;
+    if (summary.interrupted) return stop();
+    if (!arrayText) return;
+    label = 'element';
+    let docs: unknown;
+    try {
+      docs = JSON.parse(arrayText.join('\n'));
+    } catch (e) {
+      opts.errors.write(`file: malformed JSON array (${(e as Error).message})\n`);
+      throw new Abort();
+    }
+    if (!Array.isArray(docs)) throw new Error('unreachable: a file starting with [ parsed to a non-array');
+    for (const [i, doc] of docs.entries()) {
+      if (interrupted()) return stop();
+      summary.read++;
+      if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+        skip('element', i, 'expected a JSON object');
+        continue;
       }
-      if (!Array.isArray(docs)) throw new Error('unreachable: a file starting with [ parsed to a non-array');
-      for (const [i, doc] of docs.entries()) {
-        if (interrupted()) break;
-        summary.read++;
-        if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
-          skip(`element ${i}`, 'expected a JSON object');
-          continue;
-        }
-        pending.push({ line: i, doc });
+      lineOf.push(i);
+      yield doc;
+    }
+  }
+
+  try {
+    if (opts.upsert) {
+      let pending: Item[] = [];
+      const flush = async () => {
+        if (pending.length) await upsertBatch(opts, pending, label, summary, skip);
+        pending = [];
+        printHeld();
+        opts.onProgress?.(bytes);
+      };
+      let n = 0;
+      for await (const doc of documents()) {
+        pending.push({ line: lineOf[n++]!, doc });
         if (pending.length >= batchSize) await flush();
       }
+      await flush();
+    } else {
+      let done = 0;
+      const env = await loaderOf(opts.store).load(opts.type, documents(), {
+        batchSize,
+        atomic: opts.atomic === true,
+        stopOnError: opts.abortOnError === true,
+        // Refusals come through onError, as each batch is written; the answer keeps none of them.
+        maxErrors: 0,
+        onError: (e) => held.push({ line: lineOf[e.index!]!, text: `${label} ${lineOf[e.index!]}: ${e.message.replace(/^document \d+: /, '')}\n` }),
+        onBatch: (p) => {
+          // One refusal per document: several problems of one document are one skipped line.
+          summary.skipped += p.refused - done;
+          done = p.refused;
+          printHeld();
+          opts.onProgress?.(bytes);
+        },
+      });
+      summary.imported = env.count;
+      if (!env.success) {
+        printHeld();
+        // Errors in the answer are not about one document (an unknown type…): nothing in this file can go in.
+        for (const e of env.errors) opts.errors.write(`error: ${e.message}\n`);
+        if (env.errors.length || opts.abortOnError || opts.atomic) summary.aborted = true;
+      }
     }
-    await flush();
   } catch (e) {
     if (!(e instanceof Abort)) throw e;
-    summary.aborted = true;
+    if (!summary.interrupted) summary.aborted = true;
   } finally {
+    printHeld();
     lines.close();
     if (summary.interrupted || summary.aborted) opts.input.destroy();
   }
@@ -168,7 +238,7 @@ function refused(
   rest: Item[],
   errors: EnvelopeError[],
   label: string,
-  skip: (where: string, message: string) => void,
+  skip: (label: string, line: number, message: string) => void,
 ): Set<number> {
   const byIndex = new Map<number, EnvelopeError[]>();
   for (const e of errors) {
@@ -181,31 +251,9 @@ function refused(
   }
   // The store's messages say "document <batch index>:"; the report names the file line instead.
   for (const [index, errs] of [...byIndex].sort((a, b) => a[0] - b[0])) {
-    skip(`${label} ${rest[index]!.line}`, errs.map((e) => e.message.replace(/^document \d+: /, '')).join('; '));
+    skip(label, rest[index]!.line, errs.map((e) => e.message.replace(/^document \d+: /, '')).join('; '));
   }
   return new Set(byIndex.keys());
-}
-
-/** Writes one batch; documents the store refuses are reported by line and the rest written. */
-async function writeBatch(
-  opts: ImportOptions,
-  items: Item[],
-  label: string,
-  summary: ImportSummary,
-  skip: (where: string, message: string) => void,
-): Promise<void> {
-  if (opts.upsert) return upsertBatch(opts, items, label, summary, skip);
-  let rest = items;
-  // Each round removes at least one refused document, so this ends.
-  while (rest.length) {
-    const env = await opts.store.insert(opts.type, rest.map((i) => i.doc), { atomic: opts.abortOnError === true });
-    summary.imported += env.count;
-    if (env.success) return;
-    const bad = refused(opts, rest, env.errors, label, skip);
-    // Duplicates of a non-atomic insert: the others already went in.
-    if (env.errors.every((e) => e.code === 'DUPLICATE_KEY')) return;
-    rest = rest.filter((_, i) => !bad.has(i));
-  }
 }
 
 /**
@@ -218,11 +266,11 @@ async function upsertBatch(
   items: Item[],
   label: string,
   summary: ImportSummary,
-  skip: (where: string, message: string) => void,
+  skip: (label: string, line: number, message: string) => void,
 ): Promise<void> {
   let rest = items;
   while (rest.length) {
-    const env = await opts.store.replace(opts.type, rest.map((i) => i.doc));
+    const env = await loaderOf(opts.store).replace(opts.type, rest.map((i) => i.doc));
     if (env.success) {
       summary.imported += env.count;
       return;
@@ -231,7 +279,7 @@ async function upsertBatch(
     rest = rest.filter((_, i) => !bad.has(i));
     if (env.errors.some((e) => e.code === 'DUPLICATE_KEY')) {
       for (const item of rest) {
-        const one = await opts.store.replace(opts.type, [item.doc]);
+        const one = await loaderOf(opts.store).replace(opts.type, [item.doc]);
         if (one.success) summary.imported += one.count;
         else refused(opts, [item], one.errors, label, skip);
       }

@@ -32,12 +32,12 @@ program
   .option('--host <host>', 'interface to bind', '127.0.0.1')
   .option('--sample', 'load the bundled sample data when the Well table is empty')
   .option('--basic-auth <file>', 'JSON file { "appId": "secret", … }: require HTTP Basic auth')
-  .option('--readers <n>', 'SQLite: reader threads (default: the CPU count)', integer('--readers', 1, 256))
+  .option('--workers <n>', 'SQLite: worker threads that serve reads (default: the CPU count; 0: every request on the main thread)', integer('--workers', 0, 256))
   .option('--max-query-ms <ms>', 'SQLite: stop a request after this long and answer 503 TIMEOUT (0: never)', integer('--max-query-ms', 0, 2 ** 31 - 1), 30_000)
-  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; readers?: number; maxQueryMs: number }) => {
+  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number }) => {
     let running;
     try {
-      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, readers: o.readers, maxQueryMs: o.maxQueryMs });
+      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, workers: o.workers, maxQueryMs: o.maxQueryMs });
     } catch (e) {
       fatal((e as Error).message);
     }
@@ -71,7 +71,8 @@ program
   .option('--batch <n>', 'documents per transaction', integer('--batch', 1), 1000)
   .option('--upsert', 'replace documents by id, so running an import again changes nothing (documents without id are inserted)')
   .option('--abort-on-error', 'stop at the first bad line (its batch is not written) and exit 1')
-  .action(async (type: string, file: string, o: { db: string; create?: boolean; batch: number; upsert?: boolean; abortOnError?: boolean }) => {
+  .option('--atomic', 'the whole file in one transaction, indexes rebuilt once at the end (fastest for large files): the first bad line writes nothing, exit 1')
+  .action(async (type: string, file: string, o: { db: string; create?: boolean; batch: number; upsert?: boolean; abortOnError?: boolean; atomic?: boolean }) => {
     // Ctrl-C once: stop reading, write what was read, print the summary (exit 130). Twice: the default, quit now.
     const interrupt = new AbortController();
     process.once('SIGINT', () => interrupt.abort());
@@ -83,6 +84,7 @@ program
       batch: o.batch,
       upsert: o.upsert,
       abortOnError: o.abortOnError,
+      atomic: o.atomic,
       stderr: process.stderr,
       stdin: process.stdin,
       signal: interrupt.signal,

@@ -18,8 +18,12 @@ export interface ServeOptions {
   sample?: boolean;
   /** Path of a JSON file `{ appId: secret, … }`; enables HTTP Basic auth. */
   basicAuthFile?: string;
-  /** SQLite: reader threads (default: the CPU count); one more serves pinpoint queries, one more writes. */
-  readers?: number;
+  /**
+   * SQLite: worker threads that serve reads (default: the CPU count); one more serves pinpoint queries, one more
+   * writes. 0 serves every request on the main thread, without isolation or time bound (the single-thread server,
+   * kept for comparison and for debugging).
+   */
+  workers?: number;
   /** SQLite: a request still running after this long is stopped and answers 503 TIMEOUT (default 30,000; 0: never). */
   maxQueryMs?: number;
   /** SQLite: the pool's worker script (default: dist/server-worker.js beside the CLI); tests pass a bundle. */
@@ -97,7 +101,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       const loaded = await loadSample(opened);
       if (loaded.length) log(`loaded ${sampleSummary(loaded)} into ${shownDb(opts.db)}`);
     }
-    if (!isPostgresUrl(opts.db)) {
+    if (!isPostgresUrl(opts.db) && opts.workers !== 0) {
       // Worker threads serve a SQLite file: a slow query or a lock wait never stalls the other requests, and each
       // is time-bounded. The store opened above (schema, sample) is closed first.
       await opened.close();
@@ -106,7 +110,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
         onError,
         maxQueryMs: maxQueryMs === 0 ? Infinity : maxQueryMs,
         maxQueued: DEFAULT_MAX_QUEUED,
-        ...(opts.readers ? { readers: opts.readers } : {}),
+        ...(opts.workers ? { readers: opts.workers } : {}),
         ...(opts.workerScript ? { workerScript: opts.workerScript } : {}),
       });
     }

@@ -65,8 +65,8 @@ describe('import --upsert', () => {
     const second = await runImport({ store, type: 'Well', input: Readable.from([ndjson(noIds)]), errors, batch: 10, upsert: true });
     expect(second).toEqual({ read: 4, imported: 0, skipped: 4, aborted: false, interrupted: false });
     expect(importExitCode(second)).toBe(2);
-    expect(errors.text.trim().split('\n').map((l) => l.replace(/: .*/, ''))).toEqual(['line 2', 'line 1', 'line 3', 'line 4']);
-    expect(errors.text).toMatch(/^line 2: fracStages/);
+    expect(errors.text.trim().split('\n').map((l) => l.replace(/: .*/, ''))).toEqual(['line 1', 'line 2', 'line 3', 'line 4']);
+    expect(errors.text).toMatch(/\nline 2: fracStages/);
     expect(errors.text).toMatch(/line 1: a Well with pwi "N1" already exists/);
     expect((await store.query('Well', {})).total).toBe(3);
     store.close();
@@ -108,6 +108,47 @@ describe('import interrupted (Ctrl-C)', () => {
     expect(summary.imported).toBe(300);
     expect(summary.read).toBe(300);
     expect((await store.query('Well', {})).total).toBe(300);
+    store.close();
+  });
+});
+
+describe('import --atomic', () => {
+  it('writes the whole file in one transaction; a bad line anywhere writes nothing (exit 1)', async () => {
+    const store = DataStore.open();
+    const good = Array.from({ length: 250 }, (_, i) => ({ pwi: `T${i}` }));
+    const errors = new Collect();
+    const bad = await runImport({ store, type: 'Well', input: Readable.from([ndjson([...good, { pwi: 'T-bad', spudDate: 'soon' }])]), errors, batch: 100, atomic: true });
+    expect(bad).toMatchObject({ read: 251, imported: 0, skipped: 1, aborted: true });
+    expect(importExitCode(bad)).toBe(1);
+    expect(errors.text).toMatch(/^line 251: spudDate: expected a date/);
+    expect((await store.query('Well', {}, { limit: 1 })).total).toBe(0);
+    const ok = await runImport({ store, type: 'Well', input: Readable.from([ndjson(good)]), errors: new Collect(), batch: 100, atomic: true });
+    expect(ok).toEqual({ read: 250, imported: 250, skipped: 0, aborted: false, interrupted: false });
+    expect((await store.query('Well', {}, { limit: 1 })).total).toBe(250);
+    store.close();
+  });
+
+  it('interrupted, writes nothing (exit 130); refuses to combine with --upsert', async () => {
+    const store = DataStore.open();
+    const interrupt = new AbortController();
+    let batches = 0;
+    const lines = Array.from({ length: 1000 }, (_, i) => ({ pwi: `I${i}` }));
+    const summary = await runImport({
+      store,
+      type: 'Well',
+      input: Readable.from(ndjson(lines).match(/[^]{1,4096}/g)!),
+      errors: new Collect(),
+      batch: 100,
+      atomic: true,
+      signal: interrupt.signal,
+      onProgress: () => {
+        if (++batches === 2) interrupt.abort();
+      },
+    });
+    expect(summary).toMatchObject({ interrupted: true, imported: 0, aborted: false });
+    expect(importExitCode(summary)).toBe(130);
+    expect((await store.query('Well', {}, { limit: 1 })).total).toBe(0);
+    await expect(runImport({ store, type: 'Well', input: Readable.from(['{}']), errors: new Collect(), atomic: true, upsert: true })).rejects.toThrow(RangeError);
     store.close();
   });
 });

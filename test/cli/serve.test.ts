@@ -66,4 +66,24 @@ describe('serve', () => {
       await running.stop(100);
     }
   });
+
+  it('serves from a pool of --workers threads by default, and on the main thread with --workers 0', async () => {
+    const pooled = await serve({ db: join(dir, 'workers.db'), port: 0, host: '127.0.0.1', log: () => undefined, workers: 3, workerScript: await workerScript() });
+    try {
+      expect(pooled.store).not.toBeInstanceOf(DynamicStore);
+      expect((pooled.store as { stats(): { workers: { general: number } } }).stats().workers.general).toBe(3);
+      const res = await fetch(`${pooled.url}/data`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"Well","data":[{"pwi":"W-1"}]}' });
+      expect(((await res.json()) as { count: number }).count).toBe(1);
+    } finally {
+      await pooled.stop(100);
+    }
+    const single = await serve({ db: join(dir, 'workers.db'), port: 0, host: '127.0.0.1', log: () => undefined, workers: 0 });
+    try {
+      expect(single.store).toBeInstanceOf(DynamicStore);
+      const res = await fetch(`${single.url}/data/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"Well","query":{"pwi":"W-1"}}' });
+      expect(((await res.json()) as { count: number }).count).toBe(1);
+    } finally {
+      await single.stop(100);
+    }
+  });
 });

@@ -77,9 +77,10 @@ export async function wellTemplate(): Promise<string> {
 /**
  * Adds `n` Wells to a store file straight through SQL (the store's own inserts validate every field, which would
  * make a 250k-document test slow): ids `w00000000`…, pwi `P…`, fracStages i % 50, points spread over Texas.
+ * `padding` adds that many characters to each document (`extra.padding`), to make answers of a given size cheaply.
  * @example await bulkWells(file, 250_000);
  */
-export async function bulkWells(file: string, n: number, from = 0): Promise<void> {
+export async function bulkWells(file: string, n: number, from = 0, padding = 0): Promise<void> {
   DynamicStore.open(file).close();
   const template = await wellTemplate();
   const db = new Database(file);
@@ -88,7 +89,7 @@ export async function bulkWells(file: string, n: number, from = 0): Promise<void
       `WITH RECURSIVE k(i) AS (SELECT ? UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?)
        INSERT INTO docs_Well (id, doc)
        SELECT printf('w%08d', i), jsonb(json_set(?, '$.id', printf('w%08d', i), '$.pwi', printf('P%08d', i), '$.wellId', printf('P%08d', i),
-         '$.fracStages', i % 50, '$.surfaceLoc.coordinates', json_array(-104 + (i % 1000) / 250.0, 29 + (i / 1000 % 1000) / 250.0))) FROM k`,
+         '$.fracStages', i % 50, '$.surfaceLoc.coordinates', json_array(-104 + (i % 1000) / 250.0, 29 + (i / 1000 % 1000) / 250.0)${padding > 0 ? `, '$.extra.padding', substr(hex(zeroblob(${Math.ceil(padding / 2)})), 1, ${padding})` : ''})) FROM k`,
     ).run(from, from + n, template);
   } finally {
     db.close();

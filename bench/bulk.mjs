@@ -1,0 +1,260 @@
+// Bulk loads at scale: N generated Wells (default 1,000,000) written to an NDJSON file, then loaded into a fresh
+// store file by each way there is, each in its own child process (its time and peak RSS measured alone):
+//   sql-rows    hand-written SQL, one transaction, every index and R*Tree trigger live (row by row)
+//   sql-bulk    the best hand-written load: one transaction, every secondary index (unique ones too) and the R*Tree
+//               insert triggers dropped, rows inserted, indexes created, R*Trees filled in spatial order, triggers back
+//   load        store.load(NDJSON reader, { atomic: true }): the store's bulk path
+//   import      `consolidata import Well FILE --atomic` (the CLI, through load)
+//   insert      store.insert('Well', all N documents) in one call (the array parsed first, not timed)
+//   load-batched store.load(NDJSON reader) in batches of 1,000, one transaction each: indexes live, row by row
+// plus the store's validation per document (the catalogue's checks on the same documents, in this process).
+// Usage: node bench/bulk.mjs [--n 1000000] [--only load,sql-bulk] [--report]
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { generateWells } from './generate.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, def) => {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  if (hit) return hit.slice(name.length + 3);
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? process.argv[i + 1] : def;
+};
+
+/** Streams the lines of an NDJSON file as parsed documents. */
+async function* readNdjson(file) {
+  const lines = readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
+  for await (const line of lines) if (line) yield JSON.parse(line);
+}
+
+const W = '"docs_Well"';
+
+/** One way of loading, run inside the child process. Answers the documents written. */
+const variants = {
+  async 'sql-rows'({ file, db, Database }) {
+    return handLoad(Database, db, file, false);
+  },
+  async 'sql-bulk'({ file, db, Database }) {
+    return handLoad(Database, db, file, true);
+  },
+  async load({ file, db, DataStore }) {
+    const store = DataStore.open(db);
+    const r = await store.dynamic.load('Well', readNdjson(file), { atomic: true, batchSize: 5000 });
+    if (!r.success) throw new Error(r.message);
+    await store.close();
+    return r.count;
+  },
+  async 'load-batched'({ file, db, DataStore }) {
+    const store = DataStore.open(db);
+    const r = await store.dynamic.load('Well', readNdjson(file), { batchSize: 1000 });
+    if (!r.success) throw new Error(r.message);
+    await store.close();
+    return r.count;
+  },
+  async insert({ file, db, DataStore, mark }) {
+    const docs = [];
+    for await (const d of readNdjson(file)) docs.push(d);
+    const store = DataStore.open(db);
+    mark();
+    const r = await store.dynamic.insert('Well', docs);
+    if (!r.success) throw new Error(r.message);
+    await store.close();
+    return r.count;
+  },
+};
+
+let seq = 0;
+const newId = () => (Date.now() * 4096 + (seq++ % 4096)).toString(16).padStart(24, '0');
+
+/** Hand-written SQL on the store's layout: parse, stamp, insert, with the same pragmas the store sets. */
+async function handLoad(Database, dbFile, file, bulk) {
+  const db = new Database(dbFile);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('temp_store = MEMORY');
+  db.pragma(`cache_size = -${bulk ? 256 * 1024 : 64 * 1024}`);
+  db.pragma('mmap_size = 2147483648');
+  const ins = db.prepare(`INSERT INTO ${W} (id, doc) VALUES (?, jsonb(?))`);
+  const now = new Date().toISOString();
+  const modified = Date.parse(now);
+  db.exec('BEGIN IMMEDIATE');
+  let saved = [];
+  if (bulk) {
+    saved = db.prepare(`SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'docs_Well' AND sql IS NOT NULL AND (type = 'index' OR (type = 'trigger' AND name LIKE '%:ai'))`).all();
+    for (const o of saved) db.exec(`DROP ${o.type === 'index' ? 'INDEX' : 'TRIGGER'} "${o.name}"`);
+  }
+  let n = 0;
+  for await (const d of readNdjson(file)) {
+    const doc = { id: newId(), ...d, createdAt: now, createdBy: 'bench', updatedAt: now, updatedBy: 'bench', modifiedTimestamp: modified, schemaVersion: '5.0.0' };
+    ins.run(doc.id, JSON.stringify(doc));
+    n++;
+  }
+  if (bulk) {
+    for (const o of saved.filter((x) => x.type === 'index')) db.exec(o.sql);
+    const x = `json_extract(d.doc, '$."surfaceLoc"."coordinates"[0]')`;
+    const y = `json_extract(d.doc, '$."surfaceLoc"."coordinates"[1]')`;
+    db.exec(`INSERT INTO "rtree._well.surface_loc" SELECT d.rowid, ${x}, ${x}, ${y}, ${y} FROM ${W} AS d WHERE json_type(d.doc, '$."surfaceLoc"."coordinates"[0]') IN ('integer', 'real') AND json_type(d.doc, '$."surfaceLoc"."coordinates"[1]') IN ('integer', 'real') ORDER BY CAST((${y} + 90) * 4 AS INTEGER), ${x}`);
+    const bx = x.replace('surfaceLoc', 'bottomHoleLoc');
+    const by = y.replace('surfaceLoc', 'bottomHoleLoc');
+    db.exec(`INSERT INTO "rtree._well.bottom_hole_loc" SELECT d.rowid, ${bx}, ${bx}, ${by}, ${by} FROM ${W} AS d WHERE json_type(d.doc, '$."bottomHoleLoc"."coordinates"[0]') IN ('integer', 'real') AND json_type(d.doc, '$."bottomHoleLoc"."coordinates"[1]') IN ('integer', 'real') ORDER BY CAST((${by} + 90) * 4 AS INTEGER), ${bx}`);
+    for (const o of saved.filter((x) => x.type === 'trigger')) db.exec(o.sql);
+  }
+  db.exec('COMMIT');
+  db.close();
+  return n;
+}
+
+/** Peak RSS of a process (MB), polled from /proc while it runs. */
+function watchRss(pid) {
+  let peak = 0;
+  const read = () => {
+    try {
+      const kb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      peak = Math.max(peak, kb / 1024);
+    } catch {
+      // Exited.
+    }
+  };
+  const timer = setInterval(read, 100);
+  return () => {
+    clearInterval(timer);
+    return Math.round(peak);
+  };
+}
+
+async function child(name, file, db) {
+  const { DataStore } = await import(path.join(root, 'dist/index.js'));
+  const { default: Database } = await import('better-sqlite3');
+  DataStore.open(db).close();
+  let start = performance.now();
+  const rssBefore = process.memoryUsage().rss;
+  const count = await variants[name]({ file, db, DataStore, Database, mark: () => (start = performance.now()) });
+  const seconds = (performance.now() - start) / 1000;
+  const check = new Database(db, { readonly: true });
+  const stored = check.prepare(`SELECT count(*) FROM ${W}`).pluck().get();
+  const tree = check.prepare(`SELECT count(*) FROM "rtree._well.surface_loc"`).pluck().get();
+  const indexes = check.prepare(`SELECT count(*) FROM sqlite_master WHERE tbl_name = 'docs_Well' AND type IN ('index', 'trigger')`).pluck().get();
+  check.close();
+  process.stdout.write(JSON.stringify({ name, count, seconds, stored, tree, indexes, rssStartMb: Math.round(rssBefore / 2 ** 20) }) + '\n');
+}
+
+async function main() {
+  const n = Number(arg('n', 1_000_000));
+  const only = arg('only', '')?.split(',').filter(Boolean);
+  const names = ['sql-rows', 'sql-bulk', 'load', 'import', 'insert', 'load-batched'].filter((x) => !only?.length || only.includes(x));
+  const dir = fs.mkdtempSync(path.join(tmpdir(), 'consolidata-bulk-'));
+  const file = path.join(dir, 'wells.ndjson');
+  const started = new Date();
+  try {
+    let t = performance.now();
+    const out = fs.openSync(file, 'w');
+    for (let from = 0; from < n; from += 50_000) {
+      fs.writeSync(out, generateWells(Math.min(50_000, n - from), { from }).map((d) => JSON.stringify(d)).join('\n') + '\n');
+    }
+    fs.closeSync(out);
+    console.error(`generated ${n.toLocaleString('en-US')} Wells (${(fs.statSync(file).size / 2 ** 20).toFixed(0)} MB NDJSON) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    const validation = await validationCost(file, Math.min(n, 100_000));
+    const rows = [];
+    for (const name of names) {
+      const db = path.join(dir, `${name}.db`);
+      for (const s of ['', '-wal', '-shm']) fs.rmSync(db + s, { force: true });
+      t = performance.now();
+      const isImport = name === 'import';
+      const args = isImport
+        ? [path.join(root, 'dist/cli.js'), 'import', 'Well', file, '--db', db, '--create', '--atomic']
+        : ['--max-old-space-size=16384', fileURLToPath(import.meta.url), '--child', name, file, db];
+      const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+      const peak = watchRss(proc.pid);
+      let stdout = '';
+      proc.stdout.on('data', (d) => (stdout += d));
+      const code = await new Promise((r) => proc.on('exit', (c) => r(c)));
+      const rssMb = peak();
+      const wall = (performance.now() - t) / 1000;
+      if (code !== 0) throw new Error(`${name} exited ${code}`);
+      let row;
+      if (isImport) {
+        const { default: Database } = await import('better-sqlite3');
+        const check = new Database(db, { readonly: true });
+        const stored = check.prepare(`SELECT count(*) FROM ${W}`).pluck().get();
+        check.close();
+        row = { name, count: stored, seconds: wall, stored };
+      } else row = JSON.parse(stdout.trim().split('\n').pop());
+      if (row.stored !== n) throw new Error(`${name}: ${row.stored} documents stored, expected ${n}`);
+      row.rssMb = rssMb;
+      row.docsPerSec = Math.round(n / row.seconds);
+      rows.push(row);
+      console.error(`${name.padEnd(13)} ${row.seconds.toFixed(1).padStart(7)} s  ${String(row.docsPerSec).padStart(7)} docs/s  peak RSS ${rssMb} MB`);
+      for (const s of ['', '-wal', '-shm']) fs.rmSync(db + s, { force: true });
+    }
+    const report = { n, date: started.toISOString(), validationUsPerDoc: validation, rows };
+    console.log(JSON.stringify(report, null, 1));
+    if (process.argv.includes('--report')) writeReport(report);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Median µs per document of the catalogue's validation, on the first documents of the file (5 passes). */
+async function validationCost(file, count) {
+  const { build } = await import('esbuild');
+  const out = path.join(tmpdir(), `consolidata-validate-${process.pid}.mjs`);
+  await build({
+    stdin: { contents: `export { validateDocument } from './src/catalogue/validate.ts'; export { catalogueOf } from './src/catalogue/index.ts';`, resolveDir: root, loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: out,
+    logLevel: 'warning',
+  });
+  const { validateDocument, catalogueOf } = await import(out);
+  fs.rmSync(out, { force: true });
+  const info = catalogueOf().resolve('Well');
+  const docs = [];
+  for await (const d of readNdjson(file)) {
+    docs.push(d);
+    if (docs.length >= count) break;
+  }
+  const times = [];
+  for (let rep = 0; rep < 5; rep++) {
+    const t = performance.now();
+    for (let i = 0; i < docs.length; i++) if (validateDocument(info, docs[i], { strict: true, index: i }).errors.length) throw new Error('invalid document');
+    times.push(((performance.now() - t) * 1000) / docs.length);
+  }
+  times.sort((a, b) => a - b);
+  const median = times[2];
+  console.error(`validation: ${median.toFixed(2)} µs per document (median of 5 passes over ${docs.length.toLocaleString('en-US')})`);
+  return Number(median.toFixed(2));
+}
+
+function writeReport(r) {
+  const best = Math.min(...r.rows.filter((x) => x.name.startsWith('sql-')).map((x) => x.seconds));
+  const label = {
+    'sql-rows': 'hand SQL, row by row (indexes live)',
+    'sql-bulk': 'hand SQL, indexes dropped and rebuilt (the best hand load)',
+    load: '`store.load(ndjson, { atomic: true })`',
+    import: '`consolidata import Well FILE --atomic`',
+    insert: "`store.insert('Well', docs)`, one call",
+    'load-batched': '`store.load(ndjson)`, batches of 1,000',
+  };
+  const lines = [
+    '<!-- bulk -->',
+    `**Bulk loads** (\`npm run bench:bulk -- --report\`, ${r.date}): ${r.n.toLocaleString('en-US')} generated Wells (~1.3 KB each) from an NDJSON file into a fresh store file with every default index and both R*Trees, each way in its own process (peak RSS of that process; \`insert\` is timed from the call, its array parsed before). Store validation: ${r.validationUsPerDoc} µs per document (target ≤ 8).`,
+    '',
+    '| load | seconds | docs/s | vs best hand SQL | peak RSS MB |',
+    '|---|---:|---:|---:|---:|',
+    ...r.rows.map((x) => `| ${label[x.name]} | ${x.seconds.toFixed(1)} | ${x.docsPerSec.toLocaleString('en-US')} | ${Number.isFinite(best) ? (x.seconds / best).toFixed(2) + '×' : '–'} | ${x.rssMb.toLocaleString('en-US')} |`),
+    '<!-- /bulk -->',
+  ];
+  const file = path.join(root, 'bench', 'REPORT.md');
+  const old = fs.readFileSync(file, 'utf8');
+  const section = /<!-- bulk -->[\s\S]*<!-- \/bulk -->/;
+  fs.writeFileSync(file, section.test(old) ? old.replace(section, () => lines.join('\n')) : `${old.trimEnd()}\n\n${lines.join('\n')}\n`);
+  console.error(lines.slice(1, -1).join('\n'));
+}
+
+if (process.argv[2] === '--child') await child(process.argv[3], process.argv[4], process.argv[5]);
+else await main();
