@@ -158,6 +158,8 @@ function plan(n, wells) {
   const small = boxFor(pts, dj.lon + 0.3, dj.lat + 0.2, 100);
   const large = boxFor(pts, permian.lon, permian.lat, Math.min(10_000, n / 10));
   const poly = polygonFor(pts, ana.lon, ana.lat, Math.round(n / 25));
+  // The spudDate below which a tenth of the wells lie: the export workload's query.
+  const cut = wells.map((d) => d.spudDate).filter(Boolean).sort()[Math.floor(n / 10)];
   const sample = (k) => Array.from({ length: k }, () => pwiOf(Math.floor(r() * n)));
   return {
     pwis: sample(200).map((p) => [p]),
@@ -170,7 +172,9 @@ function plan(n, wells) {
     polygon: [[poly.rings, ringsBox(poly.rings)]],
     combined: [[large.box, 'Producing']],
     dpPwis: Array.from({ length: 50 }, () => [pwiOf(Math.floor(r() * Math.max(1, n / 1000)))]),
-    expected: { 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits },
+    exportCut: [[cut]],
+    pageSize: [[1000]],
+    expected: { 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits, 'export-10pct': wells.filter((d) => d.spudDate && d.spudDate < cut).length, 'page-all': n, 'iterate-all': n },
   };
 }
 
@@ -184,6 +188,10 @@ const QUERIES = [
   { id: 'bounds-10k', what: 'bounds box, ~10% of docs (≤10k)', method: 'bounds', args: (P) => P.large, check: 1 },
   { id: 'polygon-hole', what: 'polygon with a hole', method: 'polygon', args: (P) => P.polygon, check: 1 },
   { id: 'combined', what: 'bounds + eq + sort + limit 50 + total', method: 'combined', args: (P) => P.combined, check: 1 },
+  // Whole results, read by pages and streams: memory stays flat (only hand SQL and the store have cursors).
+  { id: 'page-all', what: 'every document, pages of 1,000 by cursor (hand SQL: keyset on rowid)', method: 'pageAll', args: (P) => P.pageSize, check: 1, systems: ['sql', 'consolidata'] },
+  { id: 'iterate-all', what: 'every document through iterate() (hand SQL: one statement, row by row)', method: 'iterateAll', args: () => [[]], check: 1, systems: ['sql', 'consolidata'] },
+  { id: 'export-10pct', what: 'NDJSON export of the 10% earliest-spudded wells (hand SQL: keyset on rowid)', method: 'exportRange', args: (P) => P.exportCut, check: 1, systems: ['sql', 'consolidata'] },
   // The same geo queries without the R*Tree: what the index buys, on the same SQL otherwise.
   { id: 'bounds-10k-scan', what: 'bounds-10k as a full scan (no R*Tree)', method: 'boundsScan', args: (P) => P.large, check: 1, systems: ['sql'] },
   { id: 'polygon-hole-scan', what: 'polygon-hole as a full scan (no R*Tree)', method: 'polygonScan', args: (P) => P.polygon, check: 1, systems: ['sql'] },

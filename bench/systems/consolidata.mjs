@@ -32,6 +32,32 @@ export async function create({ file, DataStore, storeOptions }) {
       const r = await q({ surfaceLoc: { bounds: b }, statusCurrent: status }, { sortBy: 'spudDate', sortOrder: -1, limit: 50 });
       return `${r.count}/${r.total}`;
     },
+    // Every document, 1,000 a page, each page after the last by the store's keyset cursor.
+    async pageAll(size) {
+      let n = 0;
+      let cursor;
+      for (;;) {
+        const r = await q({}, { limit: size, ...(cursor ? { cursor } : {}) });
+        n += r.count;
+        if (!r.hasCursor) return n;
+        cursor = r.cursor;
+      }
+    },
+    async iterateAll() {
+      let n = 0;
+      for await (const d of store.iterate('Well', {})) if (d) n++;
+      return n;
+    },
+    // What `consolidata export` does: iterate the matches and write each as a line of NDJSON.
+    async exportRange(lt) {
+      let n = 0;
+      let bytes = 0;
+      for await (const d of store.iterate('Well', { spudDate: { lt } })) {
+        bytes += JSON.stringify(d).length + 1;
+        n++;
+      }
+      return bytes > 0 ? n : 0;
+    },
     async updateMany(basin, value) { return must(await store.update('Well', { basinName: basin }, { statusCurrent: value })).count; },
     async deleteMany(gte, lt) { return must(await store.delete('Well', { spudDate: { gte, lt } })).count; },
     async dpBulkInsert(rows) { return must(await store.insert('DailyProduction', rows)).count; },

@@ -55,6 +55,9 @@ export async function create({ file, DataStore, storeOptions }) {
       history: () => db.prepare(`SELECT json(doc) FROM ${D} WHERE ${X('pwi')} = ? ORDER BY ${X('prodDate')}, rowid`).pluck(),
       update: () => db.prepare(`UPDATE ${W} SET doc = jsonb_set(doc, '$."statusCurrent"', ?, '$."updatedAt"', ?, '$."updatedBy"', ?, '$."modifiedTimestamp"', ?) WHERE ${X('basinName')} = ?`),
       del: () => db.prepare(`DELETE FROM ${W} WHERE ${X('spudDate')} >= ? AND ${X('spudDate')} < ?`),
+      pageAfter: () => db.prepare(`SELECT seq, json(doc) AS d FROM ${W} WHERE seq > ? ORDER BY seq LIMIT ?`),
+      exportAfter: () => db.prepare(`SELECT seq, json(doc) AS d FROM ${W} WHERE ${X('spudDate')} < ? AND seq > ? ORDER BY seq LIMIT 1000`),
+      all: () => db.prepare(`SELECT json(doc) FROM ${W}`).pluck(),
       delPwi: () => db.prepare(`DELETE FROM ${W} WHERE ${X('pwi')} IN (SELECT value FROM json_each(?))`),
     };
     const cache = {};
@@ -78,6 +81,36 @@ export async function create({ file, DataStore, storeOptions }) {
     insertOne(doc) {
       st.insW.run(...idAndText(stamp(doc, new Date().toISOString())));
       return 1;
+    },
+    // Keyset pages on rowid, parsed row by row.
+    pageAll(size) {
+      let n = 0;
+      let after = 0;
+      for (;;) {
+        const rows = st.pageAfter.all(after, size);
+        for (const r of rows) if (JSON.parse(r.d)) n++;
+        if (rows.length < size) return n;
+        after = rows[rows.length - 1].seq;
+      }
+    },
+    iterateAll() {
+      let n = 0;
+      for (const text of st.all.iterate()) if (JSON.parse(text)) n++;
+      return n;
+    },
+    exportRange(lt) {
+      let n = 0;
+      let after = 0;
+      let bytes = 0;
+      for (;;) {
+        const rows = st.exportAfter.all(lt, after);
+        for (const r of rows) {
+          bytes += JSON.stringify(JSON.parse(r.d)).length + 1;
+          n++;
+        }
+        if (rows.length < 1000) return bytes > 0 ? n : 0;
+        after = rows[rows.length - 1].seq;
+      }
     },
     removePwis(list) { return st.delPwi.run(JSON.stringify(list)).changes; },
     eqPwi: (pwi) => parseRows(st.eq.all(pwi)).length,

@@ -151,6 +151,8 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
         res.end(text);
         // An unread body (too large, or unauthenticated) is not drained: close the connection instead of reading it.
         if (out.headers.connection === 'close') res.once('finish', () => req.socket?.destroySoon?.());
-      });
+      })
+      // Nothing thrown while answering may reach the host process as an unhandled rejection: cut the answer.
+      .catch(() => res.destroy());
   };
 }

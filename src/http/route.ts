@@ -200,6 +200,26 @@ function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | u
   );
 }
 
+/** Answers with more documents than this are written in slices (see envelopeText). */
+const STREAM_ROWS = 1000;
+
+/**
+ * The JSON text of an envelope in slices of about `sliceChars`: the same text JSON.stringify would make, built
+ * document by document, so an answer of any size is written without ever being one string.
+ */
+export async function* envelopeText(env: Envelope<unknown>, sliceChars = 1 << 20): AsyncGenerator<string> {
+  const { data, ...tail } = env;
+  let text = '{"data":[';
+  for (let i = 0; i < data.length; i++) {
+    text += (i ? ',' : '') + JSON.stringify(data[i]);
+    if (text.length >= sliceChars) {
+      yield text;
+      text = '';
+    }
+  }
+  yield `${text}],${JSON.stringify(tail).slice(1)}`;
+}
+
 /**
  * Builds the routing core shared by `createFetchHandler` and `createNodeHandler`.
  * @example const route = createRouter(store, { basePath: '/api' }); const { status, envelope } = await route.handle(req);
@@ -236,6 +256,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       status: alwaysOk ? 200 : status,
       headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers },
       envelope: env,
+      // A long answer is written document by document, never as one string (which has a length limit, ~512 MB).
+      ...(env.data.length > STREAM_ROWS ? { body: envelopeText(env) } : {}),
     };
   }
 

@@ -252,3 +252,25 @@ describe('Express mounting', () => {
     expect((await res.json()).count).toBe(1);
   });
 });
+
+describe('long answers', () => {
+  it('are written document by document in slices, over node:http and the Fetch bridge, and read as the same JSON', async () => {
+    const s = DataStore.open();
+    stores.push(s);
+    const docs = Array.from({ length: 3_000 }, (_, i) => ({ pwi: `L${i}`, extra: { note: 'x'.repeat(500) } }));
+    expect((await s.insert('Well', docs)).count).toBe(3_000);
+    const expected = await s.dynamic.query('Well', {});
+    const url = await listen(createNodeHandler(s));
+    const res = await fetch(`${url}/api/data/query`, json({ type: 'Well', query: {} }));
+    // More than one slice: chunked, without a content-length.
+    expect(res.headers.get('content-length')).toBeNull();
+    expect(res.headers.get('transfer-encoding')).toBe('chunked');
+    const text = await res.text();
+    expect(text).toBe(JSON.stringify(expected));
+    const viaFetch = await createFetchHandler(s)(new Request('http://x/api/data/query', json({ type: 'Well', query: {} })));
+    expect(await viaFetch.text()).toBe(text);
+    // A short answer is still one string with its length.
+    const short = await fetch(`${url}/api/data/query`, json({ type: 'Well', query: {}, options: { limit: 10 } }));
+    expect(Number(short.headers.get('content-length'))).toBe(Buffer.byteLength(await short.text()));
+  });
+});
