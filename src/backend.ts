@@ -32,6 +32,11 @@ export interface Explained {
   readonly countSql: string;
   readonly countParams: unknown[];
   readonly paged: boolean;
+  /**
+   * SQLite: the one statement the store runs instead of `sql` and `countSql` for this query (a limited first page
+   * whose page and count would both read every match), or null. Absent on PostgreSQL.
+   */
+  readonly onePass?: { readonly sql: string; readonly params: unknown[] } | null;
   /** The database's query plan, one line a step. */
   readonly plan: string[];
 }

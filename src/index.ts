@@ -17,7 +17,7 @@ export {
   type GeoPoint,
   type GeoMultiPolygon,
 } from './catalogue/index.js';
-export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions } from './query/types.js';
+export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName } from './query/types.js';
 export type { IndexSpec } from './settings.js';
 export { sampleData, type SampleData, type SampleSizes } from './sample.js';
 export { NotAStoreError } from './sqlite/connection.js';

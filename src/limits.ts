@@ -17,6 +17,8 @@ export const LIMITS = {
   regexLength: 4_096,
   /** Nesting depth of a document or a value (objects and arrays). */
   depth: 64,
+  /** Field names in one `fields` projection (options.fields). */
+  fields: 256,
 } as const;
 
 /** A name as an error message shows it: long ones are cut, so an answer never echoes megabytes back. */

@@ -500,6 +500,29 @@ function sortShape(sort: Sort | null): SortShape {
 
 // ---- the statements of a query ---------------------------------------------------------------------------------
 
+/** Categories whose values are JSON scalars: their jsonb text is the stored value (jsonb keeps no key order to lose). */
+const SCALAR_TEXT: ReadonlySet<Category> = new Set(['string', 'date', 'int32', 'int64', 'number', 'boolean', 'enum', 'duration']);
+
+/**
+ * The JSON text of a projected document (options.fields), as SQLite's compile.ts `projection` answers it: `{"id":…`
+ * then each field the document has, in the order requested; a missing field is left out, a null one is null.
+ * Scalars are read from `doc`; objects and arrays (and fields outside the catalogue) from `body`, the exact text,
+ * so their key order is the stored one.
+ * @example projection(plan.fields) // `('{"id":' || to_json(id)::text || COALESCE(',"pwi":' || ((doc -> 'pwi'))::text, '') || '}')`
+ */
+export function projection(fields: readonly FieldPath[]): string {
+  const parts = [`'{"id":' || to_json(id)::text`];
+  for (const f of fields) {
+    const name = f.steps[0]!.name;
+    if (name === 'id') continue;
+    const category = f.field?.category;
+    const value = category && SCALAR_TEXT.has(category) ? `(${DOC} -> ${key(name)})` : `(${BODY} -> ${key(name)})`;
+    // `->` answers SQL NULL for a missing member (a JSON null is the text 'null'): the part is then empty.
+    parts.push(`COALESCE(',"${name}":' || ${value}::text, '')`);
+  }
+  return `(${parts.join(' || ')} || '}')`;
+}
+
 /** A query as the backend runs it. */
 export interface PgSelect {
   /**
@@ -522,19 +545,21 @@ export interface PgSelect {
  * answers each row's sort rank and key, for the cursor of the next page.
  * @example selectStatement('"public"."docs_Well"', 'true', new Params(), plan)
  */
-export function selectStatement(table: string, where: string, params: Params, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after'>): PgSelect {
+export function selectStatement(table: string, where: string, params: Params, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields'>): PgSelect {
   const shape = sortShape(plan.sort);
+  // The answer's text: the stored document, or its projection (options.fields).
+  const body = plan.fields ? `${projection(plan.fields)} AS body` : 'body';
   const order = shape.keys.map((k) => `${k.expr} ${k.direction}`).join(', ');
   const countSql = `SELECT count(*) FROM ${table} WHERE ${where}`;
   const countParams = [...params.values];
   const paged = plan.limit > 0 || plan.skip > 0;
-  if (!paged) return { sql: `SELECT body FROM ${table} WHERE ${where} ORDER BY ${order}`, params: params.values, countSql, countParams, paged, keyed: false };
+  if (!paged) return { sql: `SELECT ${body} FROM ${table} WHERE ${where} ORDER BY ${order}`, params: params.values, countSql, countParams, paged, keyed: false };
   const columns = shape.keys.map((k, i) => `${k.expr} AS k${i}`).join(', ');
   const again = shape.keys.map((k, i) => `p.k${i} ${k.direction}`).join(', ');
   if (plan.limit > 0) {
     const filter = plan.after ? `(${where}) AND ${shape.after(plan.after, params)}` : where;
     // One row past the limit tells whether a cursor should continue.
-    const page = `SELECT body, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
+    const page = `SELECT ${body}, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
     // A page after a cursor is not counted again: its total is the one the cursor carries.
     const counted = plan.after ? `(SELECT NULL::bigint AS total)` : `(${countSql.replace('count(*)', 'count(*) AS total')})`;
     const sql = `SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`;
@@ -543,6 +568,6 @@ export function selectStatement(table: string, where: string, params: Params, pl
   const offset = params.add(plan.skip, 'bigint');
   const sql =
     `SELECT (${countSql}) AS total, (SELECT string_agg(p.body, ',' ORDER BY ${again}) FROM ` +
-    `(SELECT body, ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} OFFSET ${offset}) AS p) AS page`;
+    `(SELECT ${body}, ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} OFFSET ${offset}) AS p) AS page`;
   return { sql, params: params.values, countSql, countParams, paged, keyed: false };
 }

@@ -47,9 +47,17 @@ export interface QueryPlan {
   readonly sort: Sort | null;
   readonly limit: number;
   readonly skip: number;
+  /**
+   * The top-level fields the answer's documents hold (options.fields), `id` first and always, then the named fields in
+   * the order requested; a document lacking a field lacks it in the answer too (a null stays null). Null: whole documents.
+   */
+  readonly fields: readonly FieldPath[] | null;
   /** Continue after this position (options.cursor), instead of counting from the first match. */
   readonly after: Keyset | null;
-  /** The digest of the query and sort a cursor of this plan's answer continues (see cursor.ts). */
+  /**
+   * The digest of the query and sort a cursor of this plan's answer continues (see cursor.ts); '' when the plan has
+   * no limit and continues no cursor (no cursor can follow its answer, and the digest costs a hash per query).
+   */
   readonly shape: string;
   /** Warnings for the envelope's `issues`. */
   readonly issues: readonly string[];

@@ -13,7 +13,7 @@ import { LIMITS, shown } from '../limits.js';
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const INDEX = /^(0|[1-9][0-9]{0,8})$/;
 const OPS = new Map<string, Operator>(OPERATORS.map((o) => [o.toLowerCase(), o]));
-const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor'];
+const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor', 'fields'];
 
 export interface ParseContext {
   type: TypeInfo;
@@ -274,9 +274,46 @@ function nonNegativeInt(label: string, v: unknown): number {
   return v;
 }
 
-/** Parses `options` (limit, skip, sortBy, sortOrder). */
-export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort | null; limit: number; skip: number } {
-  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0 };
+/** The answer's `id`, first in every projection. */
+const ID = 'id';
+
+/**
+ * Parses `options.fields`: top-level field names, each once. `id` is always answered, first, whether named or not
+ * (as MongoDB includes `_id` unless told otherwise), then the named fields in the order requested. Dotted paths are
+ * refused: a projection returns whole top-level values, which both backends answer exactly (SQLite and PostgreSQL
+ * would each need their own rules for arrays along a path). In strict mode an unknown field is UNKNOWN_FIELD, as in
+ * a query; any other bad shape is INVALID_REQUEST naming options.fields.
+ */
+export function parseFields(ctx: ParseContext, v: unknown): readonly FieldPath[] | null {
+  if (v === undefined || v === null) return null;
+  const bad = (message: string) => requestError('INVALID_REQUEST', `options.fields: ${message}`, { field: 'options.fields' });
+  if (!Array.isArray(v)) {
+    const hint = isPlainObject(v) ? ': a list of names such as ["pwi", "name"], not a MongoDB projection object' : '';
+    throw bad(`expected an array of top-level field names, got ${describe(v)}${hint}`);
+  }
+  if (v.length === 0) throw bad('name at least one field (["id"] answers the ids alone); leave fields out for whole documents');
+  if (v.length > LIMITS.fields) throw bad(`at most ${LIMITS.fields} fields, got ${v.length}`);
+  const seen = new Set<string>();
+  const out: FieldPath[] = [parseFieldPath({ type: ctx.type, strict: false }, ID, 'options.fields')];
+  for (let i = 0; i < v.length; i++) {
+    const name: unknown = v[i];
+    if (typeof name !== 'string' || name === '') throw bad(`[${i}]: expected a non-empty field name, got ${describe(name)}`);
+    if (name.length > LIMITS.nameLength) throw bad(`[${i}]: a field name may have at most ${LIMITS.nameLength} characters, got ${name.length}`);
+    if (name.includes('.')) throw bad(`[${i}]: ${shown(name)} is a dotted path; fields names top-level fields, answered whole`);
+    if (!SEGMENT.test(name)) throw bad(`[${i}]: ${shown(name)} is not a field name (letters, digits, _ and -, not starting with a digit)`);
+    if (seen.has(name)) throw bad(`[${i}]: ${shown(name)} is named twice`);
+    seen.add(name);
+    if (!ctx.type.fields.has(name) && ctx.strict) {
+      throw requestError('UNKNOWN_FIELD', `options.fields[${i}]: ${ctx.type.name} has no field "${name}"${didYouMean(name, ctx.type.fields.keys())}`, { field: name });
+    }
+    if (name !== ID) out.push(parseFieldPath(ctx, name, `options.fields[${i}]`));
+  }
+  return Object.freeze(out);
+}
+
+/** Parses `options` (limit, skip, sortBy, sortOrder, fields). */
+export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort | null; limit: number; skip: number; fields: readonly FieldPath[] | null } {
+  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0, fields: null };
   if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
@@ -298,7 +335,7 @@ export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort 
     const path = parseFieldPath(ctx, options.sortBy, 'options.sortBy');
     if (order !== 0) sort = { path, order };
   }
-  return { sort, limit, skip };
+  return { sort, limit, skip, fields: parseFields(ctx, options.fields) };
 }
 
 export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): QueryPlan {
@@ -307,9 +344,12 @@ export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): 
   const opts = collect(errors, () => parseOptions(ctx, options));
   if (errors.length) throw new RequestError(errors);
   const o = isPlainObject(options) ? options : {};
-  const shape = shapeOf(ctx.type.name, query, o.sortBy, o.sortOrder);
+  const continues = o.cursor !== undefined && o.cursor !== null;
+  // Only a limited answer can have a cursor, and only a cursor is checked against the digest: an unlimited query
+  // (most of them) skips the hash. `fields` is not part of it: a projection does not move a position.
+  const shape = opts!.limit > 0 || continues ? shapeOf(ctx.type.name, query, o.sortBy, o.sortOrder) : '';
   let after = null;
-  if (o.cursor !== undefined && o.cursor !== null) {
+  if (continues) {
     if (opts!.skip > 0) throw requestError('INVALID_REQUEST', 'options.cursor: a cursor continues where the last page ended; it takes no skip', { field: 'options.cursor' });
     after = decodeCursor(o.cursor, shape);
   }

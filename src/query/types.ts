@@ -126,6 +126,12 @@ export type SortPath<S extends TypeName<C> | object, C extends CatalogueShape = 
   | QueryPath<CategoriesOf<S, C>>;
 
 /**
+ * A field `options.fields` may name: a top-level field of S (dotted paths are refused at run time).
+ * @example const f: FieldName<'Well'> = 'pwi';
+ */
+export type FieldName<S extends TypeName<C> | object, C extends CatalogueShape = BuiltinCatalogue> = keyof CategoriesOf<S, C> & string;
+
+/**
  * Paging and order of a query on type S of catalogue C (or on a document type).
  * @example const o: QueryOptions<'Well'> = { sortBy: 'spudDate', sortOrder: -1, limit: 50 };
  */
@@ -140,6 +146,13 @@ export interface QueryOptions<S extends TypeName<C> | object = Record<string, un
   sortOrder?: 1 | -1 | 0;
   /** Continue after the last document of an earlier answer (its `cursor`), with the same query and sort. */
   cursor?: string | null;
+  /**
+   * The top-level fields the answer's documents hold: `id` first and always, then these in this order; a document
+   * lacking one lacks it in the answer too. Absent: whole documents. The result type stays the document type (every
+   * field of which is optional already).
+   * @example { fields: ['pwi', 'name'] } // data: [{ id: '…', pwi: 'W1', name: 'Hawk 1H' }, …]
+   */
+  fields?: readonly FieldName<S, C>[] | null;
 }
 
 /** Options of `iterate`: a sort, a cap on the documents yielded, and how many are read at a time. */
@@ -152,6 +165,8 @@ export interface IterateOptions<S extends TypeName<C> | object = Record<string, 
   limit?: number;
   /** Documents read per step (default 1,000). */
   batchSize?: number;
+  /** The top-level fields each document holds (`id` always, first), as QueryOptions' `fields`. */
+  fields?: readonly FieldName<S, C>[] | null;
 }
 
 /** The document type whose fields an update sets: the write form of a type name's documents, or the document type itself. */

@@ -22,7 +22,7 @@ import { envelope, fail, RequestError, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { parsePlan } from '../query/parse.js';
 import { resolveSettings, type OpenOptions } from '../settings.js';
-import { compileSelect } from '../sqlite/compile.js';
+import { compileSelect, selectTarget } from '../sqlite/compile.js';
 import { StatementCache, type Statement } from '../sqlite/connection.js';
 import { GATE, serializeError, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
 
@@ -214,7 +214,7 @@ function startQuery(id: number, args: unknown[]): void {
   let inTransaction = false;
   try {
     // The statement the backend runs for an unlimited query (SqliteBackend#query), read row by row.
-    const select = compileSelect(plan, { type: info.name, keyed: settings.keyed.get(info.name) ?? new Set() });
+    const select = compileSelect(plan, selectTarget(settings, info.name));
     if (plan.limit > 0 || plan.after || select.keyed) {
       void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: internal(err) }));
       return;

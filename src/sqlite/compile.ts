@@ -3,7 +3,9 @@
  * JSON paths come only from checked path steps (see parse.ts) and are quoted here, in one place.
  */
 import { polygonHandle } from '../geo/polygons.js';
+import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, Keyset, QueryPlan, Sort, Step } from '../query/ast.js';
+import type { Settings } from '../settings.js';
 import { docsTable, ident, rtreeTable } from './names.js';
 
 export interface Compiled {
@@ -176,75 +178,102 @@ export function prefixEnd(prefix: string): string | null {
   return null;
 }
 
-/** One condition → SQL; scalar-typed fields compare their canonical expression directly so indexes apply. */
-function compileCondition(c: Condition, type: string, params: unknown[]): string {
-  const x = c.path.scalar ? fieldExpr(c.path.steps[0]!.name) : '';
+/**
+ * A condition on a scalar-typed top-level field, in two halves: its SQL, which depends only on `shape` (the operator
+ * and what of the operand changes the statement: null or not, how many values, a regex's literal prefix), and its
+ * bound values. Queries of one shape share one statement (see selectShape), their values bound anew.
+ */
+export interface ScalarPart {
+  readonly shape: string;
+  readonly params: readonly unknown[];
+  sql(): string;
+}
+
+/** A scalar-field condition → its ScalarPart; the field's canonical expression is compared directly so indexes apply. */
+function scalarPart(c: Condition): ScalarPart {
+  const x = () => fieldExpr(c.path.steps[0]!.name);
   switch (c.op) {
     case 'eq':
-    case 'ne': {
-      if (c.path.scalar) {
-        // IS / IS NOT are NULL-safe: `ne` keeps null and missing values, exactly `not eq`.
-        if (c.value === null) return `${x} ${c.op === 'eq' ? 'IS NULL' : 'IS NOT NULL'}`;
-        params.push(bind(c.value as string | number | boolean));
-        return `${x} ${c.op === 'eq' ? '=' : 'IS NOT'} ?`;
-      }
-      const sql = someValue(c.path, params, (t, v, p) => equals(t, v, c.value, p));
-      return c.op === 'eq' ? sql : `NOT ${sql}`;
-    }
+    case 'ne':
+      // IS / IS NOT are NULL-safe: `ne` keeps null and missing values, exactly `not eq`.
+      if (c.value === null) return { shape: `${c.op}0`, params: [], sql: () => `${x()} ${c.op === 'eq' ? 'IS NULL' : 'IS NOT NULL'}` };
+      return { shape: c.op, params: [bind(c.value as string | number | boolean)], sql: () => `${x()} ${c.op === 'eq' ? '=' : 'IS NOT'} ?` };
     case 'in': {
-      if (c.values.length === 0) return '0';
-      if (c.path.scalar) {
-        const nonNull = c.values.filter((v) => v !== null) as (string | number | boolean)[];
-        const parts: string[] = [];
-        if (nonNull.length === 1) {
-          params.push(bind(nonNull[0]!));
-          parts.push(`${x} = ?`);
-        } else if (nonNull.length > 1) {
-          params.push(JSON.stringify(nonNull));
-          parts.push(`${x} IN (SELECT value FROM json_each(?))`);
-        }
-        if (nonNull.length < c.values.length) parts.push(`${x} IS NULL`);
-        return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
-      }
-      return someValue(c.path, params, (t, v, p) => equalsAny(t, v, c.values, p));
+      if (c.values.length === 0) return { shape: 'in0', params: [], sql: () => '0' };
+      const nonNull = c.values.filter((v) => v !== null) as (string | number | boolean)[];
+      const nulls = nonNull.length < c.values.length;
+      const many = nonNull.length > 1;
+      const params = nonNull.length === 1 ? [bind(nonNull[0]!)] : many ? [JSON.stringify(nonNull)] : [];
+      // The count of values also decides whether the equality pinpoints rows (compileSelect): at most 100.
+      const shape = `in${Math.min(nonNull.length, 2)}${nulls ? 'z' : ''}${c.values.length <= 100 ? 'p' : ''}`;
+      return {
+        shape,
+        params,
+        sql() {
+          const parts: string[] = [];
+          if (nonNull.length === 1) parts.push(`${x()} = ?`);
+          else if (many) parts.push(`${x()} IN (SELECT value FROM json_each(?))`);
+          if (nulls) parts.push(`${x()} IS NULL`);
+          return parts.length === 1 ? parts[0]! : `(${parts.join(' OR ')})`;
+        },
+      };
     }
     case 'lt':
     case 'lte':
     case 'gt':
-    case 'gte': {
-      if (c.path.scalar) {
-        params.push(bind(c.value));
-        return `${x} ${COMPARE[c.op]} ?`;
-      }
+    case 'gte':
+      return { shape: c.op, params: [bind(c.value)], sql: () => `${x()} ${COMPARE[c.op as keyof typeof COMPARE]} ?` };
+    case 'regex': {
+      // An anchored literal prefix becomes a range, so an index (or a cheap comparison) narrows before RE2 runs.
+      const prefix = literalPrefix(c.source, c.flags);
+      const end = prefix ? prefixEnd(prefix) : null;
+      // `^literal` alone: the range is the whole answer (strings only: a date field holds strings too).
+      const whole = !!prefix && c.source === `^${prefix}`;
+      const params: unknown[] = prefix ? (end !== null ? [prefix, end] : [prefix]) : [];
+      if (!whole) params.push(c.source, c.flags);
+      return {
+        shape: `re${prefix ? (end !== null ? 2 : 1) : 0}${whole ? 'w' : ''}`,
+        params,
+        sql() {
+          const range = prefix ? `${x()} >= ? AND ${end !== null ? `${x()} < ? AND ` : ''}` : '';
+          return whole ? `${range}${x()} IS NOT NULL` : `${range}cd_regexp(?, ?, ${x()})`;
+        },
+      };
+    }
+    default:
+      throw new TypeError(`${c.op} is not a condition on a scalar field`);
+  }
+}
+
+/** One condition → SQL; scalar-typed fields compare their canonical expression directly so indexes apply. */
+function compileCondition(c: Condition, type: string, params: unknown[]): string {
+  if (c.path.scalar && c.op !== 'bounds' && c.op !== 'polygon') {
+    const part = scalarPart(c);
+    params.push(...part.params);
+    return part.sql();
+  }
+  switch (c.op) {
+    case 'eq':
+    case 'ne': {
+      const sql = someValue(c.path, params, (t, v, p) => equals(t, v, c.value, p));
+      return c.op === 'eq' ? sql : `NOT ${sql}`;
+    }
+    case 'in':
+      if (c.values.length === 0) return '0';
+      return someValue(c.path, params, (t, v, p) => equalsAny(t, v, c.values, p));
+    case 'lt':
+    case 'lte':
+    case 'gt':
+    case 'gte':
       return someValue(c.path, params, (t, v, p) => {
         p.push(bind(c.value));
         return `(${t} IN ${typeClass(c.value)} AND ${v} ${COMPARE[c.op]} ?)`;
       });
-    }
-    case 'regex': {
-      if (c.path.scalar) {
-        // An anchored literal prefix becomes a range, so an index (or a cheap comparison) narrows before RE2 runs.
-        const prefix = literalPrefix(c.source, c.flags);
-        const end = prefix ? prefixEnd(prefix) : null;
-        let range = '';
-        if (prefix) {
-          params.push(prefix);
-          range = `${x} >= ? AND `;
-          if (end !== null) {
-            params.push(end);
-            range += `${x} < ? AND `;
-          }
-        }
-        // `^literal` alone: the range is the whole answer (strings only: a date field holds strings too).
-        if (prefix && c.source === `^${prefix}`) return `${range}${x} IS NOT NULL`;
-        params.push(c.source, c.flags);
-        return `${range}cd_regexp(?, ?, ${x})`;
-      }
+    case 'regex':
       return someValue(c.path, params, (t, v, p) => {
         p.push(c.source, c.flags);
         return `(${t} = 'text' AND cd_regexp(?, ?, ${v}))`;
       });
-    }
     case 'bounds':
     case 'polygon': {
       const field = c.path.steps[0]!.name;
@@ -323,6 +352,47 @@ function afterKeyset(sort: Sort | null, at: Keyset, params: unknown[]): string {
   return `(${rank} ${cmp} ? OR (${rank} = ? AND (${key} ${cmp} ? OR (${key} IS ? AND rowid > ?))))`;
 }
 
+/** Categories json_extract answers as one SQL type each (text, integer or real; 1/0 for booleans): read from an index. */
+const INDEXABLE: ReadonlySet<Category> = new Set(['string', 'date', 'int32', 'int64', 'number', 'enum', 'duration', 'boolean']);
+
+/**
+ * The JSON text of a projected document (options.fields): `{"id":…` then each field the document has, in the
+ * order requested; a missing field is left out and a null one answered null. Scalar fields (the store keeps their
+ * values to their kind) are read through their canonical expression, the text indexes are declared on, and only
+ * where SQLite may take its value from an index: SQLite evaluates a direct argument of a JSON function (json_quote)
+ * on the document itself, to keep JSON subtypes, so strings are quoted from a CAST of it (a JSON string's value has
+ * no subtype: the CAST changes nothing). So an index holding the projected fields and `id` answers the projection
+ * alone (a covering index). Telling a null from a missing field, where the value is NULL, needs the document: a
+ * subquery reads it by rowid, for those rows only. Reals print with 17 significant digits: they read back as the
+ * same double. Other fields are copied as their exact JSON text (`->`). `id` is the id column, or its expression
+ * when an index holds it with every projected field (`idFromIndex`).
+ */
+export function projection(fields: readonly FieldPath[], idFromIndex: boolean, table: string): string {
+  const quoted = (x: string) => `json_quote(CAST(${x} AS TEXT))`;
+  const parts = [`'{"id":' || ${idFromIndex ? quoted(fieldExpr('id')) : 'json_quote(id)'}`];
+  for (const f of fields) {
+    const name = f.steps[0]!.name;
+    if (name === 'id') continue;
+    const label = `',"${name}":'`;
+    const p = jsonPath(f.steps);
+    const absentOrNull = `(SELECT CASE WHEN json_type(cd_row.doc, ${p}) IS NULL THEN '' ELSE ${label} || 'null' END FROM ${table} AS cd_row WHERE cd_row.rowid = ${table}.rowid)`;
+    const category = f.field?.category;
+    if (category === 'boolean') {
+      const x = fieldExpr(name);
+      parts.push(`CASE ${x} WHEN 1 THEN ${label} || 'true' WHEN 0 THEN ${label} || 'false' ELSE ${absentOrNull} END`);
+    } else if (category && INDEXABLE.has(category)) {
+      const x = fieldExpr(name);
+      parts.push(
+        `CASE typeof(${x}) WHEN 'text' THEN ${label} || ${quoted(x)} WHEN 'integer' THEN ${label} || ${x} ` +
+          `WHEN 'real' THEN ${label} || printf('%!.17g', ${x}) ELSE ${absentOrNull} END`,
+      );
+    } else {
+      parts.push(`COALESCE(${label} || (doc -> ${p}), '')`);
+    }
+  }
+  return `${parts.join(' || ')} || '}'`;
+}
+
 /** A query as the store runs it: the page's statement and, for a paged query, the statement counting every match. */
 export interface CompiledSelect {
   readonly sql: string;
@@ -337,12 +407,43 @@ export interface CompiledSelect {
    * row past the limit is read, to tell whether a cursor should continue.
    */
   readonly keyed: boolean;
+  /**
+   * A limited first page with conditions, as one statement: the matches' rowids and sort keys are found once
+   * (materialized), counted, and only the page's documents read. Rows as `sql`'s plus `n`, every match (none when the
+   * page is past the end). The backend runs it instead of `sql` and `countSql` where both would evaluate every match.
+   */
+  readonly onePass: OnePass | null;
+}
+
+/** The one-statement form of a limited first page (CompiledSelect.onePass). */
+export interface OnePass extends Compiled {
+  /** True when the page statement evaluates every match before its first row anyway (it finds them as a rowid list). */
+  readonly always: boolean;
 }
 
 /** How a type is stored: its table and the fields that lead an index (an equality on them finds few rows). */
 export interface SelectTarget {
   readonly type: string;
   readonly keyed: ReadonlySet<string>;
+  /** The fields of each index of the type (unique keys included), when known: a projection may then read `id` from one. */
+  readonly indexes?: readonly (readonly string[])[];
+}
+
+/**
+ * The SelectTarget of a type under a store's settings: the fields leading an index, and every index's fields.
+ * @example compileSelect(plan, selectTarget(settings, 'Well'))
+ */
+export function selectTarget(settings: Pick<Settings, 'keyed' | 'uniqueKeys' | 'indexes'>, type: string): SelectTarget {
+  return {
+    type,
+    keyed: settings.keyed.get(type) ?? new Set(),
+    indexes: [...(settings.uniqueKeys[type] ?? []), ...(settings.indexes[type] ?? []).map((i) => i.fields)],
+  };
+}
+
+/** True when some index holds `id` and every projected field, so that a projection can be answered from it alone. */
+function idFromIndex(fields: readonly FieldPath[], target: SelectTarget): boolean {
+  return !!target.indexes?.some((ix) => ix.includes('id') && fields.every((f) => ix.includes(f.steps[0]!.name)));
 }
 
 /**
@@ -361,14 +462,63 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget): CompiledSe
     (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && target.keyed.has(c.path.steps[0]!.name),
   );
   const params = [...where.params];
-  let filter = plan.conditions.length && !plan.sort && !pinpoint ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
+  const listed = plan.conditions.length > 0 && !plan.sort && !pinpoint;
+  let filter = listed ? `rowid IN (SELECT rowid FROM ${table} WHERE ${where.sql})` : where.sql;
   if (plan.after) filter = `${filter} AND ${afterKeyset(plan.sort, plan.after, params)}`;
-  let columns = 'json(doc)';
+  const doc = plan.fields ? projection(plan.fields, idFromIndex(plan.fields, target), table) : 'json(doc)';
+  let columns = doc;
+  let onePass: OnePass | null = null;
   if (keyed) {
     const { rank, key } = plan.sort ? sortKey(plan.sort) : { rank: '0', key: 'NULL' };
-    columns = `json(doc) AS d, rowid AS s, ${rank} AS r, ${key} AS k`;
+    columns = `${doc} AS d, rowid AS s, ${rank} AS r, ${key} AS k`;
+    if (!plan.after && plan.conditions.length) {
+      const dir = plan.sort?.order === -1 ? 'DESC' : 'ASC';
+      const order = (t: string) => (!plan.sort ? `${t}s ASC` : plan.sort.path.scalar ? `${t}k ${dir}, ${t}s ASC` : `${t}r ${dir}, ${t}k ${dir}, ${t}s ASC`);
+      onePass = {
+        sql:
+          `WITH m AS MATERIALIZED (SELECT rowid AS s, ${rank} AS r, ${key} AS k FROM ${table} WHERE ${where.sql}), ` +
+          `p AS (SELECT s, r, k FROM m ORDER BY ${order('')} LIMIT ? OFFSET ?) ` +
+          `SELECT ${doc} AS d, p.s AS s, p.r AS r, p.k AS k, (SELECT count(*) FROM m) AS n FROM p JOIN ${table} ON ${table}.rowid = p.s ORDER BY ${order('p.')}`,
+        params: [...where.params, plan.limit + 1, plan.skip],
+        always: listed,
+      };
+    }
   }
   const sql = `SELECT ${columns} FROM ${table} WHERE ${filter} ${compileOrder(plan.sort)}${paged ? ' LIMIT ? OFFSET ?' : ''}`;
   if (paged) params.push(keyed ? plan.limit + 1 : -1, plan.skip);
-  return { sql, params, countSql: `SELECT count(*) FROM ${table} WHERE ${where.sql}`, countParams: where.params, paged, keyed };
+  return { sql, params, countSql: `SELECT count(*) FROM ${table} WHERE ${where.sql}`, countParams: where.params, paged, keyed, onePass };
+}
+
+/**
+ * The shape of a plan whose conditions are all on scalar fields (the common queries) and that continues no cursor:
+ * `key` is the same for two such plans of one type exactly when compileSelect gives them the same statements, and
+ * `where` holds the values their WHERE clause binds (see rebind). Null for any other plan: it is compiled each time.
+ * @example selectShape(parsePlan(ctx, { pwi: 'W1' }, null))?.key // 'eq pwi\u0000|||'
+ */
+export function selectShape(plan: QueryPlan): { key: string; where: unknown[] } | null {
+  if (plan.after) return null;
+  let key = '';
+  const where: unknown[] = [];
+  for (const c of plan.conditions) {
+    if (!c.path.scalar || c.op === 'bounds' || c.op === 'polygon') return null;
+    const part = scalarPart(c);
+    key += `${part.shape} ${c.path.text}\u0000`;
+    for (const p of part.params) where.push(p);
+  }
+  const sort = plan.sort ? `${plan.sort.path.text} ${plan.sort.order}` : '';
+  const fields = plan.fields ? plan.fields.map((f) => f.text).join(',') : '';
+  return { key: `${key}|${sort}|${plan.limit > 0 ? 'l' : ''}${plan.skip > 0 ? 's' : ''}|${fields}`, where };
+}
+
+/**
+ * The statements of `template`, compiled for a plan of the same shape (selectShape's key), with `plan`'s values:
+ * `where` from selectShape, then the limit and skip, in the order compileSelect binds them.
+ */
+export function rebind(template: CompiledSelect, plan: QueryPlan, where: unknown[]): CompiledSelect {
+  return {
+    ...template,
+    params: template.paged ? [...where, template.keyed ? plan.limit + 1 : -1, plan.skip] : where,
+    countParams: where,
+    onePass: template.onePass && { ...template.onePass, params: [...where, plan.limit + 1, plan.skip] },
+  };
 }
