@@ -19,8 +19,6 @@ import { pointFill } from './schema.js';
 
 /** Documents of a type one transaction inserts before its indexes are dropped and rebuilt at the end. */
 export const BULK_MIN = 20_000;
-/** The page cache while rebuilding (KiB, SQLite's negative cache_size): the index working set of a million Wells. */
-const BULK_CACHE_KIB = 256 * 1024;
 
 interface Dropped {
   table: string;
@@ -35,7 +33,6 @@ export class BulkInserts {
   readonly #db: Db;
   readonly #counts = new Map<string, { inserted: number; before: number | undefined; entered: boolean }>();
   readonly #dropped = new Map<string, Dropped>();
-  #cacheKib: number | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -78,10 +75,6 @@ export class BulkInserts {
     for (const i of indexes) db.exec(`DROP INDEX ${ident(i.name)}`);
     for (const t of triggers) db.exec(`DROP TRIGGER ${ident(rtreeTrigger(info.name, t.field, 'ai'))}`);
     this.#dropped.set(info.name, { table, fromSeq, indexes: indexes.map((i) => i.sql), triggers });
-    if (this.#cacheKib === undefined) {
-      this.#cacheKib = -(db.pragma('cache_size', { simple: true }) as number);
-      db.pragma(`cache_size = -${Math.max(BULK_CACHE_KIB, this.#cacheKib)}`);
-    }
   }
 
   /** Rebuilds what was dropped, inside the transaction, before it commits. */
@@ -99,7 +92,7 @@ export class BulkInserts {
     }
   }
 
-  /** The transaction rolls back: the dropped objects come back with it; only the connection's cache is restored. */
+  /** The transaction rolls back: the dropped objects come back with it. */
   abort(): void {
     this.#done();
   }
@@ -107,7 +100,5 @@ export class BulkInserts {
   #done(): void {
     this.#dropped.clear();
     this.#counts.clear();
-    if (this.#cacheKib !== undefined) this.#db.pragma(`cache_size = -${this.#cacheKib}`);
-    this.#cacheKib = undefined;
   }
 }
