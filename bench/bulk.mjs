@@ -2,7 +2,7 @@
 // store file by each way there is, each in its own child process (its time and peak RSS measured alone):
 //   sql-rows    hand-written SQL, one transaction, every index and R*Tree trigger live (row by row)
 //   sql-bulk    the best hand-written load: one transaction, every secondary index (unique ones too) and the R*Tree
-//               insert triggers dropped, rows inserted, indexes created, R*Trees filled in spatial order, triggers back
+//               insert triggers dropped, rows inserted (their points kept), indexes created, R*Trees filled, triggers back
 //   load        store.load(NDJSON reader, { atomic: true }): the store's bulk path
 //   import      `consolidata import Well FILE --atomic` (the CLI, through load)
 //   insert      store.insert('Well', all N documents) in one call (the array parsed first, not timed)
@@ -88,19 +88,25 @@ async function handLoad(Database, dbFile, file, bulk) {
     for (const o of saved) db.exec(`DROP ${o.type === 'index' ? 'INDEX' : 'TRIGGER'} "${o.name}"`);
   }
   let n = 0;
+  // With the triggers gone, each row's points are kept as it goes in (no second read of the documents).
+  const trees = { surfaceLoc: [], bottomHoleLoc: [], midPointLoc: [] };
   for await (const d of readNdjson(file)) {
     const doc = { id: newId(), ...d, createdAt: now, createdBy: 'bench', updatedAt: now, updatedBy: 'bench', modifiedTimestamp: modified, schemaVersion: '5.0.0' };
-    ins.run(doc.id, JSON.stringify(doc));
+    const rowid = Number(ins.run(doc.id, JSON.stringify(doc)).lastInsertRowid);
+    if (bulk) {
+      for (const f in trees) {
+        const c = doc[f]?.coordinates;
+        if (c) trees[f].push(rowid, c[0], c[1]);
+      }
+    }
     n++;
   }
   if (bulk) {
     for (const o of saved.filter((x) => x.type === 'index')) db.exec(o.sql);
-    const x = `json_extract(d.doc, '$."surfaceLoc"."coordinates"[0]')`;
-    const y = `json_extract(d.doc, '$."surfaceLoc"."coordinates"[1]')`;
-    db.exec(`INSERT INTO "rtree._well.surface_loc" SELECT d.rowid, ${x}, ${x}, ${y}, ${y} FROM ${W} AS d WHERE json_type(d.doc, '$."surfaceLoc"."coordinates"[0]') IN ('integer', 'real') AND json_type(d.doc, '$."surfaceLoc"."coordinates"[1]') IN ('integer', 'real') ORDER BY CAST((${y} + 90) * 4 AS INTEGER), ${x}`);
-    const bx = x.replace('surfaceLoc', 'bottomHoleLoc');
-    const by = y.replace('surfaceLoc', 'bottomHoleLoc');
-    db.exec(`INSERT INTO "rtree._well.bottom_hole_loc" SELECT d.rowid, ${bx}, ${bx}, ${by}, ${by} FROM ${W} AS d WHERE json_type(d.doc, '$."bottomHoleLoc"."coordinates"[0]') IN ('integer', 'real') AND json_type(d.doc, '$."bottomHoleLoc"."coordinates"[1]') IN ('integer', 'real') ORDER BY CAST((${by} + 90) * 4 AS INTEGER), ${bx}`);
+    for (const [f, p] of Object.entries(trees)) {
+      const put = db.prepare(`INSERT INTO "rtree._well.${f.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}" VALUES (?, ?, ?, ?, ?)`);
+      for (let i = 0; i < p.length; i += 3) put.run(p[i], p[i + 1], p[i + 1], p[i + 2], p[i + 2]);
+    }
     for (const o of saved.filter((x) => x.type === 'trigger')) db.exec(o.sql);
   }
   db.exec('COMMIT');

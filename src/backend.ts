@@ -50,6 +50,13 @@ export interface QueryResult {
   next?: Keyset | null;
 }
 
+/** What a replaced document keeps of the one it replaces: when, by whom and in which activity it was created. */
+export interface Kept {
+  createdAt: unknown;
+  createdBy: unknown;
+  createdActivityId: unknown;
+}
+
 export interface Backend {
   /** True when `query` honours `plan.after` (keyset cursors) and answers `next`; the façade refuses cursors otherwise. */
   readonly cursors?: boolean;
@@ -72,7 +79,7 @@ export interface Backend {
   replace(
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
   ): MaybePromise<{ insertedIds: string[]; replaced: number }>;
   /** Sets fields and stamps on every match; the count of matches. A collision or a non-object parent throws a RequestError. */
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): MaybePromise<number>;

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { BuiltinCatalogue, CatalogueShape, TypeInfo } from './catalogue/index.js';
 import { didYouMean } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import type { Backend, Explained, FieldSet, InsertResult, StoredDoc } from './backend.js';
+import type { Backend, Explained, FieldSet, InsertResult, Kept, StoredDoc } from './backend.js';
 import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS, shown } from './limits.js';
 import type { QueryPlan } from './query/ast.js';
@@ -21,7 +21,16 @@ import type { Db } from './sqlite/connection.js';
 
 export type { OpenOptions, IndexSpec } from './settings.js';
 
-export interface InsertOptions {
+export interface WriteOptions {
+  /**
+   * The activity this write belongs to (default: a new ObjectId-style id): answered as the envelope's `activityId`
+   * and stamped on the documents it creates (`createdActivityId`) and changes (`lastUpdatedActivityId`). Pass the
+   * same id to several requests of one business operation.
+   */
+  activityId?: string;
+}
+
+export interface InsertOptions extends WriteOptions {
   /** Roll the whole request back when any document collides (default false: insert the others). */
   atomic?: boolean;
 }
@@ -37,7 +46,7 @@ interface Core {
   gate: Promise<unknown> | null;
 }
 
-export interface LoadOptions {
+export interface LoadOptions extends WriteOptions {
   /** Documents per transaction (default 1,000); with `atomic`, per insert inside the one transaction. */
   batchSize?: number;
   /**
@@ -254,12 +263,11 @@ export class DynamicStore {
    * @example await store.insert('Well', [{ pwi: 'W1' }, { pwi: 'W2' }])
    */
   insert(type: string, docs: unknown, options?: unknown): Promise<Envelope<never>> {
-    return this.#run(() => {
+    return this.#write(options, (activityId) => {
       const info = this.#resolve(type);
-      if (options !== undefined && options !== null && !isPlainObject(options)) throw requestError('INVALID_REQUEST', 'options: expected an object');
       if (!Array.isArray(docs)) throw requestError('INVALID_REQUEST', `data: expected an array of documents, got ${describe(docs)}`, { field: 'data' });
       const atomic = isPlainObject(options) && options.atomic === true;
-      return then(this.#core.backend.insert(info, this.#stamping(info, docs), atomic, docs.length), (r) => insertEnvelope(r, docs.length));
+      return then(this.#core.backend.insert(info, this.#stamping(info, docs, activityId), atomic, docs.length), (r) => insertEnvelope(r, docs.length));
     });
   }
 
@@ -268,15 +276,26 @@ export class DynamicStore {
    * rolls every part back. Answers one envelope per part (the failed parts' errors tell why).
    * @example await store.insertMany([{ type: 'Well', docs: wells }, { type: 'DailyProduction', docs: daily }])
    */
-  async insertMany(parts: readonly { type: string; docs: unknown }[]): Promise<Envelope<never>[]> {
+  async insertMany(parts: readonly { type: string; docs: unknown }[], options?: WriteOptions): Promise<Envelope<never>[]> {
     this.#open();
+    let activityId: string;
+    try {
+      activityId = this.#activityOf(options);
+    } catch (e) {
+      if (e instanceof RequestError) return [fail(e.errors)];
+      throw e;
+    }
+    return (await this.#insertMany(parts, activityId)).map((env) => ({ ...env, activityId }));
+  }
+
+  async #insertMany(parts: readonly { type: string; docs: unknown }[], activityId: string): Promise<Envelope<never>[]> {
     if (!Array.isArray(parts) || parts.length === 0) return [fail([{ code: 'INVALID_REQUEST', message: BAD_PARTS }])];
     // Every part is checked before anything is written, as one request.
     const checked = parts.map((part) => {
       try {
         if (!isPlainObject(part)) throw requestError('INVALID_REQUEST', BAD_PARTS);
         const info = this.#resolve(part.type);
-        return { info, docs: this.#validated(info, part.docs) };
+        return { info, docs: this.#validated(info, part.docs, activityId) };
       } catch (e) {
         if (!(e instanceof RequestError)) throw e;
         return fail<never>(e.errors);
@@ -323,7 +342,9 @@ export class DynamicStore {
     const stopOnError = o.stopOnError === true;
     const { backend, settings } = this.#core;
     let info: TypeInfo;
+    let activityId: string;
     try {
+      activityId = this.#activityOf(o.activityId === undefined ? undefined : { activityId: o.activityId });
       info = this.#resolve(type);
     } catch (e) {
       if (e instanceof RequestError) return fail(e.errors);
@@ -387,7 +408,7 @@ export class DynamicStore {
           refused++;
           found.push(...r.errors);
         } else {
-          batch.push(this.#stamp(r.doc, now));
+          batch.push(this.#stamp(r.doc, now, activityId));
           positions.push(read);
         }
         read++;
@@ -416,7 +437,7 @@ export class DynamicStore {
       }
       // The source's own failure is the caller's to handle, as it threw it; what was committed stays committed.
       if (e instanceof SourceError) throw e.error;
-      return { ...this.#failure<never>(e), count: atomic ? 0 : written, total: read };
+      return { ...this.#failure<never>(e), count: atomic ? 0 : written, total: read, activityId };
     } finally {
       if (atomic) {
         this.#core.gate = null;
@@ -428,20 +449,20 @@ export class DynamicStore {
         ? `0 of ${read} loaded; ${plural(refused, 'document')} refused; nothing was written (atomic)`
         : `${written} of ${read} loaded; ${plural(refused, 'document')} refused${stopOnError ? '; stopped at the first' : ''}`
       : `${written} of ${read} loaded`;
-    return envelope<never>({ count: written, total: read, errors, success: refused === 0, message });
+    return envelope<never>({ count: written, total: read, errors, success: refused === 0, message, activityId });
   }
 
   /**
    * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
-  replace(type: string, docs: unknown): Promise<Envelope<never>> {
-    return this.#run(() => {
+  replace(type: string, docs: unknown, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#write(options, (activityId) => {
       const info = this.#resolve(type);
       const valid = this.#validateAll(info, docs);
       const now = this.#core.settings.now();
       return then(
-        this.#core.backend.replace(info, valid, (d, old) => this.#stamp(d, now, old)),
+        this.#core.backend.replace(info, valid, (d, old) => this.#stamp(d, now, activityId, old)),
         ({ insertedIds, replaced }) => envelope<never>({ insertedIds, count: insertedIds.length + replaced }),
       );
     });
@@ -451,13 +472,13 @@ export class DynamicStore {
    * Sets the body's fields (dotted paths allowed) on every document the query matches.
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  update(type: string, query: unknown, body: unknown): Promise<Envelope<never>> {
-    return this.#run(() => {
+  update(type: string, query: unknown, body: unknown, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#write(options, (activityId) => {
       const info = this.#resolve(type);
       const plan = parsePlan(this.#ctx(info), query, undefined);
       const sets = this.#fieldSets(info, body);
       const now = this.#core.settings.now();
-      const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now) };
+      const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now), lastUpdatedActivityId: activityId };
       return then(this.#core.backend.update(info, plan, sets, stamps), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
   }
@@ -466,8 +487,8 @@ export class DynamicStore {
    * Deletes the documents the query matches. An empty query is refused and deletes nothing.
    * @example await store.delete('Well', { pwi: 'W1' })
    */
-  delete(type: string, query: unknown): Promise<Envelope<never>> {
-    return this.#run(() => {
+  delete(type: string, query: unknown, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#write(options, () => {
       const info = this.#resolve(type);
       const plan = parsePlan(this.#ctx(info), query, undefined);
       if (plan.conditions.length === 0) {
@@ -488,6 +509,26 @@ export class DynamicStore {
    * Runs one request: misuse throws now; bad input becomes a failed envelope, anything unexpected an INTERNAL one
    * whose cause goes to onError only (an answer never carries an engine message or a stack).
    */
+  /** Runs a write request under its activity id, which its envelope carries whatever the outcome. */
+  #write<T>(options: unknown, fn: (activityId: string) => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
+    let activityId: string | null = null;
+    return this.#run(() => fn((activityId = this.#activityOf(options)))).then((env) => (activityId === null ? env : { ...env, activityId }));
+  }
+
+  /** The activity of a write request: the caller's `options.activityId`, or a new ObjectId-style id. */
+  #activityOf(options: unknown): string {
+    if (options === undefined || options === null) return this.#core.settings.newId();
+    if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', 'options: expected an object');
+    const id = options.activityId;
+    if (id === undefined || id === null) return this.#core.settings.newId();
+    if (typeof id !== 'string' || id === '' || id.length > LIMITS.nameLength) {
+      throw requestError('INVALID_REQUEST', `options.activityId: expected a non-empty string of at most ${LIMITS.nameLength} characters, got ${describe(id)}`, {
+        field: 'options.activityId',
+      });
+    }
+    return id;
+  }
+
   #run<T>(fn: () => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
     this.#open();
     // An atomic load holds the connection's one transaction: run after it, never inside it.
@@ -542,10 +583,10 @@ export class DynamicStore {
   }
 
   /** Validated and stamped documents of a new write, ready for the backend. */
-  #validated(info: TypeInfo, docs: unknown): StoredDoc[] {
+  #validated(info: TypeInfo, docs: unknown, activityId: string): StoredDoc[] {
     const valid = this.#validateAll(info, docs);
     const now = this.#core.settings.now();
-    return valid.map((d) => this.#stamp(d, now));
+    return valid.map((d) => this.#stamp(d, now, activityId));
   }
 
   /**
@@ -555,9 +596,9 @@ export class DynamicStore {
    * error, which rolls the transaction back: a request with an invalid document writes nothing. Each iteration
    * starts over (a backend may run the request again after a lock wait).
    */
-  #stamping(info: TypeInfo, docs: readonly unknown[]): Iterable<StoredDoc> {
+  #stamping(info: TypeInfo, docs: readonly unknown[], activityId: string): Iterable<StoredDoc> {
     const strict = this.#core.settings.strict;
-    const stamp = (d: StoredDoc, now: string) => this.#stamp(d, now);
+    const stamp = (d: StoredDoc, now: string) => this.#stamp(d, now, activityId);
     const now = this.#core.settings.now();
     return {
       *[Symbol.iterator]() {
@@ -573,7 +614,7 @@ export class DynamicStore {
   }
 
   /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
-  #stamp(doc: StoredDoc, now: string, keep?: { createdAt: unknown; createdBy: unknown }): StoredDoc {
+  #stamp(doc: StoredDoc, now: string, activityId: string, keep?: Kept): StoredDoc {
     const { settings } = this.#core;
     if (typeof doc.id !== 'string') doc.id = settings.newId();
     doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
@@ -582,6 +623,9 @@ export class DynamicStore {
     doc.updatedBy = this.#userId;
     doc.modifiedTimestamp = Date.parse(now);
     doc.schemaVersion = settings.catalogue.version;
+    // A replaced document keeps the activity that created it (absent when it was created before activities were kept).
+    doc.createdActivityId = keep ? (keep.createdActivityId ?? undefined) : (doc.createdActivityId ?? activityId);
+    doc.lastUpdatedActivityId = activityId;
     return doc;
   }
 

@@ -66,6 +66,7 @@ export interface EnvelopeParts<T> {
   insertedIds?: string[];
   idsNotFound?: string[];
   success?: boolean;
+  activityId?: string | null;
 }
 
 /** Builds a complete envelope; `success` defaults to "no errors". */
@@ -80,7 +81,7 @@ export function envelope<T>(parts: EnvelopeParts<T> = {}): Envelope<T> {
     empty: data.length === 0,
     count,
     total: parts.total ?? count,
-    activityId: null,
+    activityId: parts.activityId ?? null,
     success: parts.success ?? errors.length === 0,
     message: parts.message ?? '',
     errors,

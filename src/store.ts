@@ -5,12 +5,12 @@
  * knows (`'Folder'` for Petron); both spellings give the same document type.
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
-import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions } from './dynamic.js';
+import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type WriteOptions } from './dynamic.js';
 import type { Envelope } from './envelope.js';
 import type { Query, QueryOptions, UpdateBody, IterateOptions } from './query/types.js';
 import type { Db } from './sqlite/connection.js';
 
-export type { InsertOptions, LoadOptions, OpenOptions } from './dynamic.js';
+export type { InsertOptions, LoadOptions, OpenOptions, WriteOptions } from './dynamic.js';
 
 /**
  * An in-process document store over SQLite.
@@ -177,23 +177,23 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
-  replace<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[]): Promise<Envelope<never>> {
-    return this.#dynamic.replace(type, docs);
+  replace<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[], options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#dynamic.replace(type, docs, options);
   }
 
   /**
    * Sets the body's fields (dotted paths allowed) on every document the query matches.
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  update<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, body: NoInfer<UpdateBody<T, C>>): Promise<Envelope<never>> {
-    return this.#dynamic.update(type, query, body);
+  update<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, body: NoInfer<UpdateBody<T, C>>, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#dynamic.update(type, query, body, options);
   }
 
   /**
    * Deletes the documents the query matches. An empty query is refused and deletes nothing.
    * @example await store.delete('Well', { pwi: 'W1' })
    */
-  delete<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null): Promise<Envelope<never>> {
-    return this.#dynamic.delete(type, query);
+  delete<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#dynamic.delete(type, query, options);
   }
 }

@@ -218,9 +218,18 @@ describe('deterministic runs', () => {
     let n = 0;
     const store = await createTestStore({ clock: fixedClock(Date.UTC(2024, 0, 1)), ids: () => `well-${++n}` });
     const env = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
-    expect(env.insertedIds).toEqual(['well-1', 'well-2']);
+    // The request's activity takes the first id, its documents the next ones.
+    expect(env.activityId).toBe('well-1');
+    expect(env.insertedIds).toEqual(['well-2', 'well-3']);
     const [a] = unwrap(await store.query('Well', { pwi: 'A' }));
-    expect(a).toMatchObject({ id: 'well-1', createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-01T00:00:00.000Z', modifiedTimestamp: Date.UTC(2024, 0, 1) });
+    expect(a).toMatchObject({
+      id: 'well-2',
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-01-01T00:00:00.000Z',
+      modifiedTimestamp: Date.UTC(2024, 0, 1),
+      createdActivityId: 'well-1',
+      lastUpdatedActivityId: 'well-1',
+    });
     store.close();
   });
 

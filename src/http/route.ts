@@ -102,16 +102,16 @@ async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envel
     case 'replace': {
       if (!Array.isArray(body.body)) return bad(`body: expected an array of documents, got ${describe(body.body)}`, 'body');
       const docs = body.body.map(objectIdToId);
-      if (kind === 'replace') return store.replace(type, docs);
-      return store.insert(type, docs, (body.options ?? undefined) as { atomic?: boolean } | undefined);
+      if (kind === 'replace') return store.replace(type, docs, activity(req));
+      return store.insert(type, docs, activity(req, body.options ?? undefined));
     }
     case 'update': {
       // The service's older form puts the fields to set in `options`.
       const fields = body.body ?? body.options;
-      return store.update(type, v1Query(body.query), fields);
+      return store.update(type, v1Query(body.query), fields, activity(req));
     }
     case 'delete':
-      return store.delete(type, v1Query(body.query));
+      return store.delete(type, v1Query(body.query), activity(req));
     case 'types':
       return store.types();
     case 'schema':
@@ -127,10 +127,10 @@ const ROUTES: Record<string, Route> = {
   },
   '/data': {
     methods: {
-      POST: { json: true, keys: ['type', 'data', 'options'], run: (s, b) => s.insert(b.type as string, b.data, b.options as { atomic?: boolean }) },
-      PUT: { json: true, keys: ['type', 'data'], run: (s, b) => s.replace(b.type as string, b.data) },
-      PATCH: { json: true, keys: ['type', 'query', 'body'], run: (s, b) => s.update(b.type as string, b.query, b.body) },
-      DELETE: { json: true, keys: ['type', 'query'], run: (s, b) => s.delete(b.type as string, b.query) },
+      POST: { json: true, keys: ['type', 'data', 'options'], run: (s, b, req) => s.insert(b.type as string, b.data, activity(req, b.options)) },
+      PUT: { json: true, keys: ['type', 'data'], run: (s, b, req) => s.replace(b.type as string, b.data, activity(req)) },
+      PATCH: { json: true, keys: ['type', 'query', 'body'], run: (s, b, req) => s.update(b.type as string, b.query, b.body, activity(req)) },
+      DELETE: { json: true, keys: ['type', 'query'], run: (s, b, req) => s.delete(b.type as string, b.query, activity(req)) },
     },
   },
   '/data/types': {
@@ -198,6 +198,17 @@ function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | u
   return fail(
     extra.map((k): EnvelopeError => ({ code: 'INVALID_REQUEST', field: k, message: `request body: unknown key "${k}"${didYouMean(k, keys)}; expected ${keys.join(', ')}` })),
   );
+}
+
+/**
+ * A write's options with the caller's activity id (header `x-activity-id`), so one business operation spanning
+ * several requests shares one id. Options that are not an object are passed on as they are, for the store to refuse.
+ */
+function activity(req: CoreRequest, options?: unknown): { activityId?: string } | undefined {
+  const id = req.headers.get('x-activity-id');
+  const given = options as { activityId?: string } | undefined;
+  if (id === null || (options !== undefined && options !== null && !isObject(options))) return given;
+  return { ...(options ?? {}), activityId: id };
 }
 
 /** Answers with more documents than this are written in slices (see envelopeText). */

@@ -14,10 +14,10 @@ export interface QueryStreamLike extends AsyncIterable<string> {
 /** The untyped store operations the adapter calls: a `DynamicStore` (`DataStore#dynamic`), or a pool (`createPool`). */
 export interface StoreLike {
   query(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
-  insert(type: string, docs: unknown, options?: { atomic?: boolean }): Promise<Envelope<unknown>>;
-  replace(type: string, docs: unknown): Promise<Envelope<unknown>>;
-  update(type: string, query: unknown, body: unknown): Promise<Envelope<unknown>>;
-  delete(type: string, query: unknown): Promise<Envelope<unknown>>;
+  insert(type: string, docs: unknown, options?: { atomic?: boolean; activityId?: string }): Promise<Envelope<unknown>>;
+  replace(type: string, docs: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
+  update(type: string, query: unknown, body: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
+  delete(type: string, query: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
   types(): Promise<Envelope<unknown>>;
   schema(type: string): Promise<Envelope<unknown>>;
   withUser(userId: string): StoreLike;

@@ -15,6 +15,7 @@ import {
   type Explained,
   type FieldSet,
   type InsertResult,
+  type Kept,
   type QueryResult,
   type StoredDoc,
 } from '../backend.js';
@@ -575,7 +576,7 @@ export class PostgresBackend implements Backend {
   async replace(
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
   ): Promise<{ insertedIds: string[]; replaced: number }> {
     this.#storable(docs);
     let oneByOne = false;
@@ -600,7 +601,7 @@ export class PostgresBackend implements Backend {
     s: Session,
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
     oneByOne: boolean,
   ): Promise<{ insertedIds: string[]; replaced: number }> {
     const table = this.#table(info);
@@ -615,7 +616,7 @@ export class PostgresBackend implements Backend {
     const ops: Op[] = [];
     for (const [index, d] of docs.entries()) {
       const prior = typeof d.id === 'string' ? stored.get(d.id) : undefined;
-      const doc = stamp(d, prior ? { createdAt: prior.createdAt, createdBy: prior.createdBy } : undefined);
+      const doc = stamp(d, prior ? { createdAt: prior.createdAt, createdBy: prior.createdBy, createdActivityId: prior.createdActivityId } : undefined);
       if (prior) this.#keepShard(info, prior, doc, index);
       const safe = !!prior && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
       ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe });

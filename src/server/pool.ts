@@ -853,8 +853,8 @@ export class PooledStore {
    * Inserts documents of several types in one transaction, all or nothing (see `DynamicStore#insertMany`).
    * @example await store.insertMany([{ type: 'Well', docs: wells }, { type: 'DailyProduction', docs: daily }])
    */
-  async insertMany(parts: readonly { type: string; docs: unknown }[], control?: RequestControl): Promise<Envelope<never>[]> {
-    const { head } = this.#core.submit('insertMany', [parts], this.#userId, control);
+  async insertMany(parts: readonly { type: string; docs: unknown }[], options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>[]> {
+    const { head } = this.#core.submit('insertMany', [parts, options], this.#userId, control);
     const answer = ((await head) as { answer: unknown }).answer;
     return Array.isArray(answer) ? (answer as Envelope<never>[]) : [answer as Envelope<never>];
   }
@@ -863,24 +863,24 @@ export class PooledStore {
    * Upserts by id (see `DynamicStore#replace`).
    * @example await store.replace('Well', [{ id, pwi: 'W1' }])
    */
-  replace(type: string, docs: unknown, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('replace', [type, docs], control);
+  replace(type: string, docs: unknown, options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>> {
+    return this.#write('replace', [type, docs, options], control);
   }
 
   /**
    * Sets fields on every match (see `DynamicStore#update`).
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  update(type: string, query: unknown, body: unknown, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('update', [type, query, body], control);
+  update(type: string, query: unknown, body: unknown, options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>> {
+    return this.#write('update', [type, query, body, options], control);
   }
 
   /**
    * Deletes every match; an empty query is refused (see `DynamicStore#delete`).
    * @example await store.delete('Well', { pwi: 'W1' })
    */
-  delete(type: string, query: unknown, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('delete', [type, query], control);
+  delete(type: string, query: unknown, options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>> {
+    return this.#write('delete', [type, query, options], control);
   }
 
   /** Names of every type; answered at once, without a worker (the catalogue is not in the file). */

@@ -17,7 +17,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { TypeInfo } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
-import { DynamicStore } from '../dynamic.js';
+import { DynamicStore, type WriteOptions } from '../dynamic.js';
 import { envelope, fail, RequestError, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { parsePlan } from '../query/parse.js';
@@ -289,13 +289,13 @@ function call(target: DynamicStore, op: Op, args: unknown[]): Promise<unknown> {
     case 'insert':
       return target.insert(args[0] as string, args[1], args[2]);
     case 'replace':
-      return target.replace(args[0] as string, args[1]);
+      return target.replace(args[0] as string, args[1], args[2] as WriteOptions);
     case 'update':
-      return target.update(args[0] as string, args[1], args[2]);
+      return target.update(args[0] as string, args[1], args[2], args[3] as WriteOptions);
     case 'delete':
-      return target.delete(args[0] as string, args[1]);
+      return target.delete(args[0] as string, args[1], args[2] as WriteOptions);
     case 'insertMany':
-      return target.insertMany(args[0] as { type: string; docs: unknown }[]);
+      return target.insertMany(args[0] as { type: string; docs: unknown }[], args[1] as WriteOptions);
     default:
       throw new TypeError(`pool worker: ${op} is not a write`);
   }

@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, updateCollision, type Backend, type BulkWriter, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc } from '../backend.js';
+import { duplicateError, parentNotObject, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -224,9 +224,9 @@ export class SqliteBackend implements Backend {
     let index = 0;
     for (const doc of docs) {
       try {
-        stmt.run(doc.id, JSON.stringify(doc));
+        const { lastInsertRowid } = stmt.run(doc.id, JSON.stringify(doc));
         insertedIds.push(doc.id as string);
-        bulk.inserted(info);
+        bulk.inserted(info, doc, Number(lastInsertRowid));
       } catch (e) {
         if (!isDuplicate(e)) throw e;
         errors.push(duplicateError(info, doc, index, collidingKey(this.#db, e)));
@@ -280,17 +280,17 @@ export class SqliteBackend implements Backend {
   replace(
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: { createdAt: unknown; createdBy: unknown }) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
   ): { insertedIds: string[]; replaced: number } {
     const table = this.#table(info);
-    const find = this.#statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy FROM ${table} WHERE id = ?`);
+    const find = this.#statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy, json_extract(doc, '$."createdActivityId"') AS createdActivityId FROM ${table} WHERE id = ?`);
     const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
     const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
     return this.#write(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
       docs.forEach((d, index) => {
-        const old = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; createdAt: unknown; createdBy: unknown } | undefined) : undefined;
+        const old = typeof d.id === 'string' ? (find.get(d.id) as (Kept & { seq: number }) | undefined) : undefined;
         const doc = stamp(d, old);
         try {
           if (old) {

@@ -24,18 +24,6 @@ function pointExprs(field: string, row: string) {
   return { x, y, isPoint };
 }
 
-/**
- * Fills an R*Tree with the points of the rows after a seq (the one parameter), in spatial order: bands of a quarter
- * degree of latitude, west to east in each, so that consecutive insertions touch the same nodes of the tree.
- */
-export function pointFill(type: string, field: string, tree: string): string {
-  const { x, y, isPoint } = pointExprs(field, 'd');
-  return (
-    `INSERT INTO ${ident(tree)} SELECT d.rowid, ${x}, ${x}, ${y}, ${y} FROM ${ident(docsTable(type))} AS d ` +
-    `WHERE d.seq > ? AND ${isPoint} ORDER BY CAST((${y} + 90) * 4 AS INTEGER), ${x}`
-  );
-}
-
 function pointTriggers(type: string, field: string): string[] {
   const t = ident(docsTable(type));
   const r = ident(rtreeTable(type, field));

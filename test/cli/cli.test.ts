@@ -31,7 +31,7 @@ const NDJSON = [
 ].join('\n');
 
 const strip = (d: Record<string, unknown>) => {
-  const { id, createdAt, createdBy, updatedAt, updatedBy, modifiedTimestamp, schemaVersion, ...rest } = d;
+  const { id, createdAt, createdBy, updatedAt, updatedBy, modifiedTimestamp, schemaVersion, createdActivityId, lastUpdatedActivityId, ...rest } = d;
   return rest;
 };
 
@@ -65,7 +65,7 @@ describe('runImport / runExport', () => {
     const again = await runImport({ store: copy, type: 'Well', input: Readable.from([out.text]), errors: new Collect() });
     expect(again).toEqual({ read: 3, imported: 3, skipped: 0, aborted: false, interrupted: false });
     expect(importExitCode(again)).toBe(0);
-    expect((await copy.query('Well', {})).data).toEqual((await store.query('Well', {})).data.map((d) => ({ ...d, updatedAt: expect.any(String), modifiedTimestamp: expect.any(Number) })));
+    expect((await copy.query('Well', {})).data).toEqual((await store.query('Well', {})).data.map((d) => ({ ...d, updatedAt: expect.any(String), modifiedTimestamp: expect.any(Number), lastUpdatedActivityId: expect.any(String) })));
     store.close();
     copy.close();
   });

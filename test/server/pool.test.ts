@@ -153,6 +153,12 @@ describe('writes as the store does', () => {
         { type: 'DailyProduction', docs: [{ pwi: 'H', prodDate: '2024-01-01', oil: 10 }] },
       ]),
       (s) => s.insertMany([{ type: 'Well', docs: [{ pwi: 'I' }] }, { type: 'Well', docs: [{ pwi: 'A' }] }]),
+      // A caller's activity id reaches the writer thread with each kind of write.
+      (s) => s.insert('Well', [{ pwi: 'K' }], { activityId: 'op-1' }),
+      (s) => s.update('Well', { pwi: 'A' }, { fracStages: 2 }, { activityId: 'op-1' }),
+      (s) => s.replace('Well', [{ id: 'fixed-1', pwi: 'F2' }], { activityId: 'op-1' }),
+      (s) => s.delete('Well', { pwi: 'C' }, { activityId: 'op-1' }),
+      (s) => s.insertMany([{ type: 'Well', docs: [{ pwi: 'L' }] }], { activityId: 'op-2' }),
     ];
     try {
       for (const [i, step] of steps.entries()) {
@@ -164,6 +170,7 @@ describe('writes as the store does', () => {
       expect(alice).toEqual(alicePlain);
       for (const type of ['Well', 'DailyProduction']) expect(await pool.query(type, {})).toEqual(await plain.query(type, {}));
       expect((await pool.query('Well', { pwi: 'J' })).data[0]!.createdBy).toBe('alice');
+      expect((await pool.query('Well', { pwi: { in: ['A', 'F2', 'K', 'L'] } }, { sortBy: 'pwi' })).data.map((d) => d.lastUpdatedActivityId)).toEqual(['op-1', 'op-1', 'op-1', 'op-2']);
     } finally {
       await pool.close();
       await plain.close();
