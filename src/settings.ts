@@ -9,6 +9,7 @@ import {
   type BuiltinCatalogue,
   type Catalogue,
   type CatalogueShape,
+  type TypeInfo,
 } from './catalogue/index.js';
 import { normalizeDate } from './catalogue/dates.js';
 import { describe } from './catalogue/validate.js';
@@ -17,6 +18,36 @@ import { newId, seededIds } from './ids.js';
 export interface IndexSpec {
   fields: readonly string[];
   unique?: boolean;
+}
+
+/**
+ * The indexes a type gets, in order, from its unique keys and plain indexes: each checked against the type's fields,
+ * and one left out when an earlier one already serves it (the same kind on the same fields, or a plain index on the
+ * first field of an earlier one). `served` names keys the table itself already holds (PostgreSQL's unique id).
+ * Both backends build their DDL from this list.
+ */
+export function indexesOf(
+  info: TypeInfo,
+  opts: { uniqueKeys: Readonly<Record<string, readonly (readonly string[])[]>>; indexes: Readonly<Record<string, readonly IndexSpec[]>> },
+  served: readonly IndexSpec[] = [],
+): IndexSpec[] {
+  const key = (unique: boolean, fields: readonly string[]) => `${unique ? 'ux' : 'ix'}\u0000${fields.join('\u0000')}`;
+  const covered = new Set(served.map((s) => key(s.unique === true, s.fields)));
+  const wanted: IndexSpec[] = [...(opts.uniqueKeys[info.name] ?? []).map((fields) => ({ fields, unique: true })), ...(opts.indexes[info.name] ?? [])];
+  const out: IndexSpec[] = [];
+  for (const spec of wanted) {
+    const what = spec.unique ? 'a unique key' : 'an index';
+    for (const f of spec.fields) {
+      if (!info.fields.has(f)) throw new RangeError(`${what} of ${info.name} names an unknown field "${f}"`);
+    }
+    if (spec.fields.length === 0) throw new RangeError(`${what} of ${info.name} has no fields`);
+    const k = key(spec.unique === true, spec.fields);
+    if (covered.has(k)) continue;
+    covered.add(k);
+    covered.add(key(false, spec.fields.slice(0, 1)));
+    out.push(spec);
+  }
+  return out;
 }
 
 export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
-import type { IndexSpec } from '../settings.js';
+import { indexesOf, type IndexSpec } from '../settings.js';
 import { fieldExpr, pointExpr } from './compile.js';
 import { docsTable, geoIndexName, ident, indexName, META_TABLE, qualified } from './names.js';
 
@@ -54,20 +54,9 @@ function typeSchema(schema: string, info: TypeInfo, opts: PgSchemaOptions): stri
       `PRIMARY KEY (${lead}seq)) WITH (toast_tuple_target = 8160)`,
     `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(indexName('ux', info.name, ['id']))} ON ${t} (${lead}id)`,
   ];
-  const check = (fields: readonly string[], what: string) => {
-    for (const f of fields) {
-      if (!info.fields.has(f)) throw new RangeError(`${what} of ${info.name} names an unknown field "${f}"`);
-    }
-    if (fields.length === 0) throw new RangeError(`${what} of ${info.name} has no fields`);
-  };
-  const covered = new Set<string>([indexName('ux', info.name, ['id'])]);
-  const wanted: IndexSpec[] = [...(opts.uniqueKeys[info.name] ?? []).map((fields) => ({ fields, unique: true })), ...(opts.indexes[info.name] ?? [])];
-  for (const spec of wanted) {
-    check(spec.fields, spec.unique ? 'a unique key' : 'an index');
+  // The id's unique index is made above, with the distribution column.
+  for (const spec of indexesOf(info, opts, [{ fields: ['id'], unique: true }])) {
     const name = indexName(spec.unique ? 'ux' : 'ix', info.name, spec.fields);
-    if (covered.has(name)) continue;
-    covered.add(name);
-    covered.add(indexName('ix', info.name, spec.fields.slice(0, 1)));
     // NULLS FIRST: read forward it is the ascending sort (null and missing first), backward the descending one.
     const exprs = spec.fields.map((f) => `${fieldExpr(info.fields.get(f)!)} NULLS FIRST`).join(', ');
     sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${spec.unique ? lead : ''}${exprs})`);

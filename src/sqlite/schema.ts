@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { fieldExpr } from './compile.js';
-import type { IndexSpec } from '../settings.js';
+import { indexesOf, type IndexSpec } from '../settings.js';
 import { NotAStoreError, type Db } from './connection.js';
 import { docsTable, ident, indexName, rtreeTable, rtreeTrigger } from './names.js';
 
@@ -49,23 +49,8 @@ function pointTriggers(type: string, field: string): string[] {
 function typeSchema(info: TypeInfo, opts: SchemaOptions): string[] {
   const t = ident(docsTable(info.name));
   const sql = [`CREATE TABLE IF NOT EXISTS ${t} (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc BLOB NOT NULL)`];
-  const check = (fields: readonly string[], what: string) => {
-    for (const f of fields) {
-      if (!info.fields.has(f)) throw new RangeError(`${what} of ${info.name} names an unknown field "${f}"`);
-    }
-    if (fields.length === 0) throw new RangeError(`${what} of ${info.name} has no fields`);
-  };
-  const covered = new Set<string>();
-  const wanted: IndexSpec[] = [
-    ...(opts.uniqueKeys[info.name] ?? []).map((fields) => ({ fields, unique: true })),
-    ...(opts.indexes[info.name] ?? []),
-  ];
-  for (const spec of wanted) {
-    check(spec.fields, spec.unique ? 'a unique key' : 'an index');
+  for (const spec of indexesOf(info, opts)) {
     const name = indexName(spec.unique ? 'ux' : 'ix', info.name, spec.fields);
-    if (covered.has(name)) continue;
-    covered.add(name);
-    covered.add(indexName('ix', info.name, spec.fields.slice(0, 1)));
     sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${spec.fields.map(fieldExpr).join(', ')})`);
   }
   for (const field of info.geoPointFields) sql.push(...pointTriggers(info.name, field));
