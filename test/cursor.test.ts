@@ -39,6 +39,37 @@ describe('keyset cursors', () => {
   });
 });
 
+describe('later pages in insertion order', () => {
+  // A continued page finds its matches by walking the table from the cursor (dense matches, or no index serving the
+  // conditions) or by listing them from an index (sparse matches): both must give exactly the unpaged answer.
+  const pageAll = async (store: DataStore, query: object, limit: number) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Envelope<{ pwi?: string }> = await store.dynamic.query('Well', query, { limit, ...(cursor ? { cursor } : {}) });
+      expect(page.errors).toEqual([]);
+      seen.push(...page.data.map((d) => d.pwi!));
+      cursor = page.cursor;
+    } while (cursor);
+    return seen;
+  };
+
+  it.each([
+    ['dense, on an index', { spudDate: { lt: '2010-08-01T00:00:00.000Z' } }],
+    ['sparse, on an index', { spudDate: { lt: '2010-01-04T00:00:00.000Z' } }],
+    ['sparse, on no index', { fracStages: { gte: 297 } }],
+    ['dense, on no index', { fracStages: { gte: 100 } }],
+  ])('equals the unpaged answer: %s', async (_, query) => {
+    const store = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['spudDate'] }] } });
+    const day = (i: number) => new Date(Date.UTC(2010, 0, 1) + (i % 365) * 86_400_000).toISOString();
+    await store.insert('Well', Array.from({ length: 3000 }, (_, i) => ({ pwi: `W${i}`, spudDate: day(i * 7), fracStages: i % 300 })));
+    const all = (await store.query('Well', query)).data.map((d) => d.pwi);
+    expect(all.length).toBeGreaterThan(20);
+    expect(await pageAll(store, query, 7)).toEqual(all);
+    store.close();
+  });
+});
+
 describe('iterate', () => {
   it('yields every match in the query\'s order, batch by batch, and caps at limit', async () => {
     const store = DataStore.open();

@@ -123,7 +123,10 @@ export class SqliteBackend implements Backend {
     if (template) return rebind(template, plan, shape!.where);
     let target = this.#targets.get(info.name);
     if (!target) this.#targets.set(info.name, (target = selectTarget(this.#settings, info.name)));
-    const select = compileSelect(plan, target);
+    // A later page in insertion order chooses its plan by how dense the matches are (the cursor's total over the
+    // rows, estimated by the largest rowid).
+    const rows = plan.after && !plan.sort ? ((this.#statements.get(`SELECT max(rowid) FROM ${this.#table(info)}`).pluck(true).get() as number | null) ?? 0) : undefined;
+    const select = compileSelect(plan, target, rows);
     if (key) this.#plans.set(key, select, key.length + select.sql.length + select.countSql.length + (select.onePass?.sql.length ?? 0));
     return select;
   }
