@@ -57,7 +57,76 @@ export interface Kept {
   createdActivityId: unknown;
 }
 
+/** What a write did, for its ActivityLog document. */
+export interface WriteCounts {
+  created: number;
+  modified: number;
+  deleted: number;
+  /** Documents refused inside the transaction (duplicate keys of a non-atomic insert). */
+  errors: readonly EnvelopeError[];
+}
+
+/** The request a write belongs to, as the journal records it (README "Activity log", "Version history"). */
+export interface Journal {
+  readonly activityId: string;
+  /** The request's time (ISO 8601 UTC), as its documents are stamped. */
+  readonly at: string;
+  readonly userId: string;
+  /** The operation the journal records, where it is not the backend method's own (a soft delete updates; a purge deletes). */
+  readonly op?: 'delete' | 'purge';
+  /** The request's ActivityLog document, from what the write did: the backend writes it in the write's transaction. */
+  readonly log?: (done: WriteCounts) => StoredDoc;
+}
+
+/** One committed change of the feed (README "Change feed"). */
+export interface ChangeEvent<D = StoredDoc> {
+  /** Strictly increasing, in commit order. */
+  seq: number;
+  type: string;
+  /** `delete` is a soft delete where the type has it (`doc` then holds the deleted* stamps); `purge` removes for real. */
+  op: 'insert' | 'replace' | 'update' | 'delete' | 'purge';
+  id: string;
+  /** The document after the change; for a delete, as it was before. */
+  doc: D;
+  activityId: string | null;
+  /** When the change was made (ISO 8601 UTC). */
+  at: string;
+}
+
+/** A VersionDocument: one version of a document of a type whose history is kept (README "Version history"). */
+export interface Version<D = StoredDoc> {
+  id: string;
+  /** The type of the document. */
+  type: string;
+  /** The document's id. */
+  oid: string;
+  /** The document after the change; for a delete, as it was before. */
+  body: D;
+  event: 'insert' | 'replace' | 'update' | 'delete' | 'purge';
+  /** When the change was made, in ms since the epoch. */
+  versionTimestamp: number;
+  createdAt: string;
+  createdBy: string;
+  createdActivityId: string | null;
+}
+
+/** A backend's change feed: events are written by the writes' own transactions; this reads them. */
+export interface ChangeFeed {
+  /** True when the database keeps change events (the feed was turned on, by this store or another). */
+  enabled(): MaybePromise<boolean>;
+  /** Events after seq `after`, oldest first, at most `limit`; of one type and matching a plan's conditions when given. */
+  read(after: number, limit: number, type: TypeInfo | null, plan: QueryPlan | null): MaybePromise<ChangeEvent[]>;
+  /** The oldest kept and newest seq (0 and 0 when there are none). */
+  bounds(): MaybePromise<{ first: number; last: number }>;
+  /** Changes whenever a write may have committed, in this process or another: polling compares it first. */
+  version(): MaybePromise<string>;
+}
+
 export interface Backend {
+  /** Types whose deletes are soft, as the database says (options and earlier opens); absent: none. */
+  readonly softDelete?: ReadonlySet<string>;
+  /** The change feed's reader; absent on a backend without one. */
+  readonly feed?: ChangeFeed;
   /** True when `query` honours `plan.after` (keyset cursors) and answers `next`; the façade refuses cursors otherwise. */
   readonly cursors?: boolean;
   /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
@@ -69,9 +138,9 @@ export interface Backend {
    * that runs the request again (after a lock wait) iterates it again from the start. `count`, when known, is how
    * many documents `docs` holds: a single document needs no transaction around its one statement.
    */
-  insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count?: number): MaybePromise<InsertResult>;
+  insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count?: number, journal?: Journal): MaybePromise<InsertResult>;
   /** Atomic inserts of several types in one transaction: any collision rolls back every part. */
-  insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): MaybePromise<InsertResult[]>;
+  insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): MaybePromise<InsertResult[]>;
   /**
    * Replaces documents by id, or inserts those whose id is new, in one transaction; `stamp` sets the base fields,
    * seeing the replaced document's createdAt/createdBy. Any collision throws a RequestError and writes nothing.
@@ -80,11 +149,12 @@ export interface Backend {
     info: TypeInfo,
     docs: readonly StoredDoc[],
     stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    journal?: Journal,
   ): MaybePromise<{ insertedIds: string[]; replaced: number }>;
   /** Sets fields and stamps on every match; the count of matches. A collision or a non-object parent throws a RequestError. */
-  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): MaybePromise<number>;
+  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): MaybePromise<number>;
   /** Deletes every match (the façade refuses an empty plan); the count. */
-  delete(info: TypeInfo, plan: QueryPlan): MaybePromise<number>;
+  delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number>;
   /** The statements a query would run and the database's plan for them. */
   explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained>;
   close(): MaybePromise<void>;

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { BuiltinCatalogue, CatalogueShape, TypeInfo } from './catalogue/index.js';
 import { didYouMean } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import type { Backend, Explained, FieldSet, InsertResult, Kept, StoredDoc } from './backend.js';
+import type { Backend, ChangeEvent, ChangeFeed, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
 import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS, shown } from './limits.js';
 import type { QueryPlan } from './query/ast.js';
@@ -30,12 +30,44 @@ export interface WriteOptions {
   activityId?: string;
 }
 
+export interface UpdateOptions extends WriteOptions {
+  /** With soft delete on: update soft-deleted matches too (default false). */
+  includeDeleted?: boolean;
+}
+
 export interface InsertOptions extends WriteOptions {
   /** Roll the whole request back when any document collides (default false: insert the others). */
   atomic?: boolean;
 }
 
 type AnyDoc = Record<string, unknown>;
+
+/** Where a feed request starts: the feed, what it filters by, the seq it reads after, its polling period. */
+interface FeedStart {
+  feed: ChangeFeed;
+  info: TypeInfo | null;
+  plan: QueryPlan | null;
+  after: number;
+  pollMs: number;
+}
+
+export interface ChangesOptions extends WatchOptions {
+  /** Events answered at most (default 1,000, at most 10,000). */
+  limit?: number;
+  /** How long to wait for a first event, in ms (default 0: answer at once). */
+  waitMs?: number;
+}
+
+export interface WatchOptions {
+  /** Only changes whose document matches (the query language of `query`; needs a type). For a delete, the document as it was. */
+  query?: unknown;
+  /** Start after this seq (resume where a previous watch stopped); default: from now, only new changes. */
+  since?: number;
+  /** How often to look for new changes, in ms (default 25). */
+  pollMs?: number;
+  /** Ends the iteration when aborted. */
+  signal?: AbortSignal;
+}
 
 /** State shared by a store and its `withUser` views. */
 interface Core {
@@ -77,6 +109,9 @@ function plural(n: number, one: string, many = `${one}s`): string {
 }
 
 const BAD_PARTS = 'insertMany: expected an array of { type, docs }';
+
+/** An ActivityLog's `method`: the HTTP method of the operation's route in the service's API. */
+const METHODS: Record<string, string> = { insert: 'POST', insertMany: 'POST', load: 'POST', replace: 'PUT', update: 'PATCH', delete: 'DELETE', purge: 'DELETE' };
 
 /**
  * The untyped store: every check happens at run time, so it takes input from JSON (HTTP, files, other languages).
@@ -202,7 +237,7 @@ export class DynamicStore {
   query(type: string, query?: unknown, options?: unknown): Promise<Envelope<AnyDoc>> {
     return this.#run(() => {
       const info = this.#resolve(type);
-      const plan = parsePlan(this.#ctx(info), query, options);
+      const plan = this.#scope(info, parsePlan(this.#ctx(info), query, options));
       if (plan.after && !this.#core.backend.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
       return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
         envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next) : null }),
@@ -239,6 +274,113 @@ export class DynamicStore {
   }
 
   /**
+   * The versions of one document, oldest first: a VersionDocument per insert, replace, update and delete of it, while
+   * its type's history is on (option `history`). A document without any answers an empty list.
+   * @example (await store.history('Well', id)).data.map((v) => v.event) // ['insert', 'update', 'delete']
+   */
+  history(type: string, id: string): Promise<Envelope<AnyDoc>> {
+    return this.#run(() => {
+      const info = this.#resolve(type);
+      if (typeof id !== 'string' || id === '') throw requestError('INVALID_REQUEST', `id: expected a document id, got ${describe(id)}`, { field: 'id' });
+      if (!this.#core.settings.catalogue.resolve('VersionDocument')) throw requestError('UNKNOWN_TYPE', 'history: the catalogue has no VersionDocument type', { field: 'type' });
+      // Insertion order is the order the versions were written in.
+      return this.query('VersionDocument', { oid: id, type: info.name });
+    });
+  }
+
+  /**
+   * The change feed: every committed insert, replace, update and delete (of `type`, matching `options.query`, when
+   * given) as an async iterator of events in commit order, `seq` strictly increasing. It sees the writes of every
+   * connection and process on the file. From `options.since` (a seq: the events after it, kept ones only, else a
+   * CHANGES_PRUNED DataStoreError), or from now. It waits for new events (polling every `pollMs`, default 25, a cheap
+   * check of PRAGMA data_version) until the loop breaks, `signal` aborts or the store closes. Needs the feed on
+   * (option `changeFeed`, here or in another process on the file).
+   * @example for await (const e of store.watch('Well', { since: lastSeq })) { apply(e); lastSeq = e.seq; }
+   */
+  async *watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
+    this.#open();
+    const o: WatchOptions = options ?? {};
+    if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new TypeError('watch: options must be an object');
+    let from: FeedStart;
+    try {
+      from = await this.#feedFrom(type, o);
+    } catch (e) {
+      if (e instanceof RequestError) throw new DataStoreError(fail(e.errors));
+      throw e;
+    }
+    const { feed, info, plan, pollMs } = from;
+    let after = from.after;
+    const signal = o.signal;
+    const ended = () => this.#core.closed || signal?.aborted === true;
+    let seen = '';
+    while (!ended()) {
+      const version = await feed.version();
+      if (version !== seen) {
+        // Remembered before reading: a commit while reading is read on the next round.
+        seen = version;
+        // Every event up to here has committed (SQLite's writers take turns, so seq order is commit order): the
+        // position moves past those that did not match too, and they are not scanned again.
+        const upto = (await feed.bounds()).last;
+        for (;;) {
+          const events = await feed.read(after, 1000, info, plan);
+          for (const e of events) {
+            after = e.seq;
+            yield e;
+            if (ended()) return;
+          }
+          if (events.length < 1000) break;
+        }
+        after = Math.max(after, upto);
+        continue;
+      }
+      await sleep(pollMs, signal);
+    }
+  }
+
+  /**
+   * The change feed as one envelope (the long-poll form of `watch`, for HTTP): the events after `since` (default:
+   * none yet, from now), at most `limit` (default 1,000, at most 10,000), waiting up to `waitMs` (default 0) for the
+   * first. An empty answer after the wait is a success. Resume with the last event's `seq`.
+   * @example const { data } = await store.changes('Well', { since: 41, waitMs: 25_000 });
+   */
+  changes(type?: string, options?: ChangesOptions): Promise<Envelope<ChangeEvent>> {
+    return this.#run(async () => {
+      const o: ChangesOptions = options ?? {};
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw requestError('INVALID_REQUEST', 'options: expected an object');
+      const limit = o.limit ?? 1000;
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw requestError('INVALID_REQUEST', 'limit: expected an integer from 1 to 10000', { field: 'limit' });
+      const waitMs = o.waitMs ?? 0;
+      if (typeof waitMs !== 'number' || !(waitMs >= 0 && waitMs <= 300_000)) throw requestError('INVALID_REQUEST', 'waitMs: expected a number of milliseconds from 0 to 300000', { field: 'waitMs' });
+      const { feed, info, plan, after } = await this.#feedFrom(type, o);
+      const deadline = performance.now() + waitMs;
+      for (;;) {
+        const data = await feed.read(after, limit, info, plan);
+        const left = deadline - performance.now();
+        if (data.length || left <= 0 || this.#core.closed || o.signal?.aborted) return envelope({ data });
+        await sleep(Math.min(o.pollMs ?? 25, left), o.signal);
+      }
+    });
+  }
+
+  /** The feed, the type and query to filter by, and the seq to read after, of a `watch` or `changes` request. */
+  async #feedFrom(type: string | undefined, o: WatchOptions): Promise<FeedStart> {
+    const pollMs = o.pollMs ?? 25;
+    if (typeof pollMs !== 'number' || !(pollMs >= 1 && pollMs <= 60_000)) throw requestError('INVALID_REQUEST', 'pollMs: expected a number of milliseconds from 1 to 60000', { field: 'pollMs' });
+    if (o.since !== undefined && (!Number.isSafeInteger(o.since) || o.since < 0)) throw requestError('INVALID_REQUEST', 'since: expected a non-negative integer (an event seq)', { field: 'since' });
+    if (o.query !== undefined && type === undefined) throw requestError('INVALID_REQUEST', 'query: a query of the change feed needs a type', { field: 'query' });
+    const feed = this.#core.backend.feed;
+    if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
+    const info = type === undefined ? null : this.#resolve(type);
+    const plan = info && o.query !== undefined ? parsePlan(this.#ctx(info), o.query, undefined) : null;
+    const bounds = await feed.bounds();
+    if (o.since !== undefined && o.since < bounds.first - 1) {
+      const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
+      throw requestError('CHANGES_PRUNED', message, { field: 'since' });
+    }
+    return { feed, info, plan, after: o.since ?? bounds.last, pollMs };
+  }
+
+  /**
    * The SQL a query runs, its bound parameters, the statement counting `total`, and the database's plan for it:
    * what `query` would do, without running it. Rejects with the DataStoreError of the envelope a query would answer
    * when the query is not valid.
@@ -250,7 +392,7 @@ export class DynamicStore {
     let plan: QueryPlan;
     try {
       info = this.#resolve(type);
-      plan = parsePlan(this.#ctx(info), query, options);
+      plan = this.#scope(info, parsePlan(this.#ctx(info), query, options));
     } catch (e) {
       if (e instanceof RequestError) throw new DataStoreError(fail(e.errors));
       throw e;
@@ -263,11 +405,11 @@ export class DynamicStore {
    * @example await store.insert('Well', [{ pwi: 'W1' }, { pwi: 'W2' }])
    */
   insert(type: string, docs: unknown, options?: unknown): Promise<Envelope<never>> {
-    return this.#write(options, (activityId) => {
+    return this.#write('insert', type, options, (journal) => {
       const info = this.#resolve(type);
       if (!Array.isArray(docs)) throw requestError('INVALID_REQUEST', `data: expected an array of documents, got ${describe(docs)}`, { field: 'data' });
       const atomic = isPlainObject(options) && options.atomic === true;
-      return then(this.#core.backend.insert(info, this.#stamping(info, docs, activityId), atomic, docs.length), (r) => insertEnvelope(r, docs.length));
+      return then(this.#core.backend.insert(info, this.#stamping(info, docs, journal), atomic, docs.length, journal), (r) => insertEnvelope(r, docs.length));
     });
   }
 
@@ -278,24 +420,28 @@ export class DynamicStore {
    */
   async insertMany(parts: readonly { type: string; docs: unknown }[], options?: WriteOptions): Promise<Envelope<never>[]> {
     this.#open();
-    let activityId: string;
+    const types = Array.isArray(parts) ? parts.map((p) => (isPlainObject(p) ? p.type : undefined)) : [];
+    let journal: Journal;
     try {
-      activityId = this.#activityOf(options);
+      journal = this.#journal('insertMany', types, options);
     } catch (e) {
       if (e instanceof RequestError) return [fail(e.errors)];
       throw e;
     }
-    return (await this.#insertMany(parts, activityId)).map((env) => ({ ...env, activityId }));
+    const answers = (await this.#insertMany(parts, journal)).map((env) => ({ ...env, activityId: journal.activityId }));
+    const refused = answers.find((a) => !a.success);
+    if (refused) await this.#logRefusal(journal, refused);
+    return answers;
   }
 
-  async #insertMany(parts: readonly { type: string; docs: unknown }[], activityId: string): Promise<Envelope<never>[]> {
+  async #insertMany(parts: readonly { type: string; docs: unknown }[], journal: Journal): Promise<Envelope<never>[]> {
     if (!Array.isArray(parts) || parts.length === 0) return [fail([{ code: 'INVALID_REQUEST', message: BAD_PARTS }])];
     // Every part is checked before anything is written, as one request.
     const checked = parts.map((part) => {
       try {
         if (!isPlainObject(part)) throw requestError('INVALID_REQUEST', BAD_PARTS);
         const info = this.#resolve(part.type);
-        return { info, docs: this.#validated(info, part.docs, activityId) };
+        return { info, docs: this.#validated(info, part.docs, journal) };
       } catch (e) {
         if (!(e instanceof RequestError)) throw e;
         return fail<never>(e.errors);
@@ -305,7 +451,7 @@ export class DynamicStore {
     if (refused >= 0) return checked.map((c, i) => ('info' in c ? rolledBack(i, refused, checked[refused] as Envelope<never>) : c));
     const ready = checked as { info: TypeInfo; docs: StoredDoc[] }[];
     const env = await this.#run(async () => {
-      const results = await this.#core.backend.insertMany(ready);
+      const results = await this.#core.backend.insertMany(ready, journal);
       return envelope({ data: results as never[] });
     });
     if (!env.success) return parts.map(() => env as Envelope<never>);
@@ -342,13 +488,21 @@ export class DynamicStore {
     const stopOnError = o.stopOnError === true;
     const { backend, settings } = this.#core;
     let info: TypeInfo;
-    let activityId: string;
+    let journal: Journal;
     try {
-      activityId = this.#activityOf(o.activityId === undefined ? undefined : { activityId: o.activityId });
-      info = this.#resolve(type);
+      journal = this.#journal('load', [type], o.activityId === undefined ? undefined : { activityId: o.activityId });
     } catch (e) {
       if (e instanceof RequestError) return fail(e.errors);
       throw e;
+    }
+    const activityId = journal.activityId;
+    try {
+      info = this.#resolve(type);
+    } catch (e) {
+      if (!(e instanceof RequestError)) throw e;
+      const env = { ...fail<never>(e.errors), activityId };
+      await this.#logRefusal(journal, env);
+      return env;
     }
     if (atomic && !backend.bulk) return fail([{ code: 'INVALID_REQUEST', message: 'load: this backend cannot load atomically yet; load in batches' }]);
     await this.#core.gate;
@@ -436,8 +590,13 @@ export class DynamicStore {
         // The transaction is gone with the failure that ended it.
       }
       // The source's own failure is the caller's to handle, as it threw it; what was committed stays committed.
-      if (e instanceof SourceError) throw e.error;
-      return { ...this.#failure<never>(e), count: atomic ? 0 : written, total: read, activityId };
+      if (e instanceof SourceError) {
+        await this.#logLoad(journal, atomic ? 0 : written, [{ code: 'INVALID_REQUEST', message: 'load: the source threw' }]);
+        throw e.error;
+      }
+      const env = { ...this.#failure<never>(e), count: atomic ? 0 : written, total: read, activityId };
+      await this.#logLoad(journal, env.count, env.errors);
+      return env;
     } finally {
       if (atomic) {
         this.#core.gate = null;
@@ -449,7 +608,22 @@ export class DynamicStore {
         ? `0 of ${read} loaded; ${plural(refused, 'document')} refused; nothing was written (atomic)`
         : `${written} of ${read} loaded; ${plural(refused, 'document')} refused${stopOnError ? '; stopped at the first' : ''}`
       : `${written} of ${read} loaded`;
+    await this.#logLoad(journal, written, errors);
     return envelope<never>({ count: written, total: read, errors, success: refused === 0, message, activityId });
+  }
+
+  /**
+   * The ActivityLog document of a load, in a transaction of its own after the load's last one (a load commits batch
+   * by batch: there is no one transaction to write it in). A failure to write it goes to onError.
+   */
+  async #logLoad(journal: Journal, written: number, errors: readonly EnvelopeError[]): Promise<void> {
+    const info = this.#core.settings.catalogue.resolve('ActivityLog');
+    if (!journal.log || !info) return;
+    try {
+      await this.#core.backend.insert(info, [journal.log({ created: written, modified: 0, deleted: 0, errors })], false, 1);
+    } catch (e) {
+      this.#failure(e);
+    }
   }
 
   /**
@@ -457,12 +631,11 @@ export class DynamicStore {
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
   replace(type: string, docs: unknown, options?: WriteOptions): Promise<Envelope<never>> {
-    return this.#write(options, (activityId) => {
+    return this.#write('replace', type, options, (journal) => {
       const info = this.#resolve(type);
       const valid = this.#validateAll(info, docs);
-      const now = this.#core.settings.now();
       return then(
-        this.#core.backend.replace(info, valid, (d, old) => this.#stamp(d, now, activityId, old)),
+        this.#core.backend.replace(info, valid, (d, old) => this.#stamp(d, journal.at, journal.activityId, old), journal),
         ({ insertedIds, replaced }) => envelope<never>({ insertedIds, count: insertedIds.length + replaced }),
       );
     });
@@ -472,14 +645,15 @@ export class DynamicStore {
    * Sets the body's fields (dotted paths allowed) on every document the query matches.
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  update(type: string, query: unknown, body: unknown, options?: WriteOptions): Promise<Envelope<never>> {
-    return this.#write(options, (activityId) => {
+  update(type: string, query: unknown, body: unknown, options?: UpdateOptions): Promise<Envelope<never>> {
+    return this.#write('update', type, options, (journal) => {
       const info = this.#resolve(type);
-      const plan = parsePlan(this.#ctx(info), query, undefined);
+      const includeDeleted = isPlainObject(options) && options.includeDeleted === true;
+      const plan = this.#scope(info, parsePlan(this.#ctx(info), query, undefined), includeDeleted);
       const sets = this.#fieldSets(info, body);
-      const now = this.#core.settings.now();
-      const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now), lastUpdatedActivityId: activityId };
-      return then(this.#core.backend.update(info, plan, sets, stamps), (count) => envelope<never>({ count, issues: [...plan.issues] }));
+      const now = journal.at;
+      const stamps = { updatedAt: now, updatedBy: this.#userId, modifiedTimestamp: Date.parse(now), lastUpdatedActivityId: journal.activityId };
+      return then(this.#core.backend.update(info, plan, sets, stamps, journal), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
   }
 
@@ -488,15 +662,54 @@ export class DynamicStore {
    * @example await store.delete('Well', { pwi: 'W1' })
    */
   delete(type: string, query: unknown, options?: WriteOptions): Promise<Envelope<never>> {
-    return this.#write(options, () => {
+    return this.#write('delete', type, options, (journal) => {
       const info = this.#resolve(type);
       const plan = parsePlan(this.#ctx(info), query, undefined);
       if (plan.conditions.length === 0) {
         const message = 'Illegal operation attempted: a delete needs a non-empty query (it would remove every document); nothing was deleted';
         return envelope<never>({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
       }
-      return then(this.#core.backend.delete(info, plan), (count) => envelope<never>({ count, issues: [...plan.issues] }));
+      if (this.#softDeletes(info)) {
+        // Soft: the live matches are stamped, not removed (purge removes).
+        const stamps = { deletedAt: journal.at, deletedBy: this.#userId, deletedActivityId: journal.activityId, deletedTimestamp: Date.parse(journal.at) };
+        return then(this.#core.backend.update(info, this.#scope(info, plan), [], stamps, { ...journal, op: 'delete' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
+      }
+      return then(this.#core.backend.delete(info, plan, journal), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
+  }
+
+  /**
+   * Removes the documents the query matches for real, soft-deleted ones included (with soft delete on, `delete` only
+   * stamps them). An empty query is refused and removes nothing, as for delete.
+   * @example await store.purge('Well', { deletedAt: { lt: '2026-01-01' } })
+   */
+  purge(type: string, query: unknown, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#write('purge', type, options, (journal) => {
+      const info = this.#resolve(type);
+      const plan = parsePlan(this.#ctx(info), query, undefined);
+      if (plan.conditions.length === 0) {
+        const message = 'Illegal operation attempted: a purge needs a non-empty query (it would remove every document); nothing was removed';
+        return envelope<never>({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
+      }
+      return then(this.#core.backend.delete(info, plan, { ...journal, op: 'purge' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
+    });
+  }
+
+  /** True when the type's deletes are soft (the options, or the file, say so). */
+  #softDeletes(info: TypeInfo): boolean {
+    const { backend, settings } = this.#core;
+    return (backend.softDelete ?? new Set(settings.softDelete)).has(info.name);
+  }
+
+  /**
+   * A plan scoped to live documents where the type's deletes are soft and the request does not include deleted ones:
+   * `deletedAt` null or missing (the very term of the partial unique indexes, so they serve it). The one place
+   * soft-deleted documents are left out: queries, iterate, explain, update and delete all pass here.
+   */
+  #scope(info: TypeInfo, plan: QueryPlan, includeDeleted = plan.includeDeleted): QueryPlan {
+    if (includeDeleted || !this.#softDeletes(info)) return plan;
+    const live = parsePlan(this.#ctx(info), { deletedAt: null }, undefined).conditions;
+    return { ...plan, conditions: [...plan.conditions, ...live] };
   }
 
   // ---- internals -------------------------------------------------------------------------
@@ -509,10 +722,73 @@ export class DynamicStore {
    * Runs one request: misuse throws now; bad input becomes a failed envelope, anything unexpected an INTERNAL one
    * whose cause goes to onError only (an answer never carries an engine message or a stack).
    */
-  /** Runs a write request under its activity id, which its envelope carries whatever the outcome. */
-  #write<T>(options: unknown, fn: (activityId: string) => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
-    let activityId: string | null = null;
-    return this.#run(() => fn((activityId = this.#activityOf(options)))).then((env) => (activityId === null ? env : { ...env, activityId }));
+  /**
+   * Runs a write request under its activity id, which its envelope carries whatever the outcome. With the activity
+   * log on, the backend writes the request's ActivityLog document in the request's transaction; a request that
+   * wrote nothing because it was refused gets one in a transaction of its own.
+   */
+  async #write<T>(op: string, type: unknown, options: unknown, fn: (journal: Journal) => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
+    let journal: Journal | null = null;
+    const env = await this.#run(() => fn((journal = this.#journal(op, [type], options))));
+    if (journal === null) return env;
+    const j = journal as Journal & { logged?: boolean };
+    if (!env.success && !j.logged) await this.#logRefusal(j, env);
+    return { ...env, activityId: j.activityId };
+  }
+
+  /** The journal of a write request: its activity, time and user, and, with the activity log on, its log document. */
+  #journal(op: string, types: readonly unknown[], options: unknown): Journal {
+    const { settings } = this.#core;
+    const activityId = this.#activityOf(options);
+    const at = settings.now();
+    const journal: Journal & { logged?: boolean; started?: number; types?: string[] } = { activityId, at, userId: this.#userId };
+    if (!settings.activityLog) return journal;
+    journal.started = performance.now();
+    journal.types = [...new Set(types.map((t) => (typeof t === 'string' ? (settings.catalogue.resolve(t)?.name ?? t.slice(0, LIMITS.nameLength)) : String(t))))];
+    const log = (done: WriteCounts, error?: EnvelopeError) => {
+      const end = settings.now();
+      const doc: StoredDoc = {
+        name: op,
+        method: METHODS[op] ?? 'POST',
+        dataTypes: journal.types,
+        numDocsCreated: done.created,
+        numDocsModified: done.modified,
+        numDocsDeleted: done.deleted,
+        startTime: at,
+        endTime: end,
+        duration: performance.now() - journal.started!,
+        hasError: !!error || done.errors.length > 0,
+        toolName: settings.tool.name,
+        toolVersion: settings.tool.version,
+      };
+      const first = error ?? done.errors[0];
+      if (first) {
+        doc.errorName = first.code;
+        doc.errorMessage = done.errors.length > 1 ? `${first.message} (and ${done.errors.length - 1} more)` : first.message;
+      }
+      return this.#stamp(doc, at, activityId);
+    };
+    (journal as { log?: Journal['log'] }).log = (done) => {
+      journal.logged = true;
+      return log(done);
+    };
+    (journal as { refusal?: (e: EnvelopeError) => StoredDoc }).refusal = (e) => log({ created: 0, modified: 0, deleted: 0, errors: [] }, e);
+    return journal;
+  }
+
+  /**
+   * Writes the ActivityLog document of a refused request in a transaction of its own. A failure to write it goes to
+   * onError: the request's answer stays the refusal.
+   */
+  async #logRefusal(journal: Journal, env: Envelope<unknown>): Promise<void> {
+    const refusal = (journal as { refusal?: (e: EnvelopeError) => StoredDoc }).refusal;
+    const info = this.#core.settings.catalogue.resolve('ActivityLog');
+    if (!refusal || !info) return;
+    try {
+      await this.#core.backend.insert(info, [refusal(env.errors[0] ?? { code: 'INTERNAL', message: env.message ?? 'refused' })], false, 1);
+    } catch (e) {
+      this.#failure(e);
+    }
   }
 
   /** The activity of a write request: the caller's `options.activityId`, or a new ObjectId-style id. */
@@ -583,10 +859,9 @@ export class DynamicStore {
   }
 
   /** Validated and stamped documents of a new write, ready for the backend. */
-  #validated(info: TypeInfo, docs: unknown, activityId: string): StoredDoc[] {
+  #validated(info: TypeInfo, docs: unknown, journal: Journal): StoredDoc[] {
     const valid = this.#validateAll(info, docs);
-    const now = this.#core.settings.now();
-    return valid.map((d) => this.#stamp(d, now, activityId));
+    return valid.map((d) => this.#stamp(d, journal.at, journal.activityId));
   }
 
   /**
@@ -596,10 +871,10 @@ export class DynamicStore {
    * error, which rolls the transaction back: a request with an invalid document writes nothing. Each iteration
    * starts over (a backend may run the request again after a lock wait).
    */
-  #stamping(info: TypeInfo, docs: readonly unknown[], activityId: string): Iterable<StoredDoc> {
+  #stamping(info: TypeInfo, docs: readonly unknown[], journal: Journal): Iterable<StoredDoc> {
     const strict = this.#core.settings.strict;
-    const stamp = (d: StoredDoc, now: string) => this.#stamp(d, now, activityId);
-    const now = this.#core.settings.now();
+    const stamp = (d: StoredDoc, now: string) => this.#stamp(d, now, journal.activityId);
+    const now = journal.at;
     return {
       *[Symbol.iterator]() {
         const errors: EnvelopeError[] = [];
@@ -698,6 +973,20 @@ function insertEnvelope(r: InsertResult, requested: number): Envelope<never> {
 function rolledBack(part: number, failed: number, cause: Envelope<never>): Envelope<never> {
   const code = cause.errors[0]?.code ?? 'INTERNAL';
   return fail<never>([{ code, message: `part ${part} was rolled back: part ${failed} failed (${cause.message})` }]);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** An async iterator over a sync iterable, without the per-item promise a `for await` over it would add beyond one. */

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'TIMEOUT',
+  'CHANGES_PRUNED',
   'INTERNAL',
 ] as const;
 

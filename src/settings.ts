@@ -14,6 +14,7 @@ import {
 import { normalizeDate } from './catalogue/dates.js';
 import { describe } from './catalogue/validate.js';
 import { newId, seededIds } from './ids.js';
+import { VERSION } from './version.js';
 
 export interface IndexSpec {
   fields: readonly string[];
@@ -71,9 +72,35 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   ids?: (() => string) | number;
   /** Called with every unexpected error and the request id its INTERNAL answer carries (the answer says only "internal error"). */
   onError?: (error: unknown, requestId: string) => void;
+  /**
+   * Version history: every insert, replace, update and delete of the named types (`true`: every type but
+   * VersionDocument and ActivityLog) also writes a VersionDocument in its transaction. Kept by triggers in the
+   * file: once on, every writer of the file records it (README "Version history").
+   */
+  history?: true | readonly (keyof NoInfer<C> & string)[];
+  /** The change feed (`watch`): every write of every type also writes a change event in its transaction. Default false. */
+  changeFeed?: boolean;
+  /** Change events kept (the oldest are pruned, 1,000 at a time, past this many). Default 100,000. */
+  changeRetention?: number;
+  /** One ActivityLog document per write request, in the request's transaction (refusals in their own). Default false. */
+  activityLog?: boolean;
+  /**
+   * Soft delete for the named types (`true`: every type but VersionDocument and ActivityLog): `delete` stamps
+   * deletedAt/deletedBy/deletedActivityId/deletedTimestamp instead of removing, queries and writes ignore such
+   * documents, unique keys hold among the others only, `purge` removes for real. Kept in the file once on.
+   */
+  softDelete?: true | readonly (keyof NoInfer<C> & string)[];
+  /** The tool ActivityLog documents name (default: consolidata and its version). */
+  tool?: { name: string; version?: string };
 }
 
-export const OPTION_NAMES = ['userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'clock', 'ids', 'onError'];
+export const OPTION_NAMES = [
+  'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'clock', 'ids', 'onError',
+  'history', 'changeFeed', 'changeRetention', 'activityLog', 'tool', 'softDelete',
+];
+
+/** Types whose writes are never journaled: they are the journal. */
+export const JOURNAL_TYPES: readonly string[] = ['VersionDocument', 'ActivityLog'];
 
 /** What a store runs with, whatever its backend. */
 export interface Settings {
@@ -92,6 +119,14 @@ export interface Settings {
   /** A fresh id for a document that has none. */
   readonly newId: () => string;
   readonly onError: ((error: unknown, requestId: string) => void) | undefined;
+  /** Types whose writes write a VersionDocument (canonical names). */
+  readonly history: readonly string[];
+  readonly changeFeed: boolean;
+  readonly changeRetention: number;
+  readonly activityLog: boolean;
+  /** Types whose deletes are soft (canonical names), as the options say (the file may add more: see the backend). */
+  readonly softDelete: readonly string[];
+  readonly tool: { readonly name: string; readonly version: string };
 }
 
 /**
@@ -114,6 +149,18 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     throw new TypeError(`${caller}: ids must be a function returning a string, or an integer seed`);
   }
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError(`${caller}: onError must be a function`);
+  if (options.history !== undefined && options.history !== true && !Array.isArray(options.history)) {
+    throw new TypeError(`${caller}: history must be true or an array of type names`);
+  }
+  for (const k of ['changeFeed', 'activityLog'] as const) {
+    if (options[k] !== undefined && typeof options[k] !== 'boolean') throw new TypeError(`${caller}: ${k} must be a boolean`);
+  }
+  const retention = options.changeRetention ?? 100_000;
+  if (!Number.isSafeInteger(retention) || retention < 1) throw new RangeError(`${caller}: changeRetention must be a positive integer`);
+  const tool = options.tool ?? { name: 'consolidata' };
+  if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string' || (tool.version !== undefined && typeof tool.version !== 'string')) {
+    throw new TypeError(`${caller}: tool must be { name: string, version?: string }`);
+  }
   // apply defaults
   const catalogue = catalogueOf(options.types ?? TYPES, options.schemaVersion ?? CATALOGUE_VERSION);
   const uniqueKeys: Record<string, readonly (readonly string[])[]> = { ...DEFAULT_UNIQUE_KEYS };
@@ -124,6 +171,30 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     indexes[name] = [...(indexes[name] ?? []), ...((specs as IndexSpec[]) ?? [])];
   }
   for (const t of Object.keys(uniqueKeys)) if (!catalogue.resolve(t)) delete uniqueKeys[t];
+  const history =
+    options.history === true
+      ? catalogue.names.filter((n) => !JOURNAL_TYPES.includes(n))
+      : [...new Set((options.history ?? []).map((t) => canonical(catalogue, t)))];
+  for (const t of history) {
+    if (JOURNAL_TYPES.includes(t)) throw new RangeError(`${caller}: history cannot be kept of ${t}: its documents are the journal`);
+  }
+  if (options.softDelete !== undefined && options.softDelete !== true && !Array.isArray(options.softDelete)) {
+    throw new TypeError(`${caller}: softDelete must be true or an array of type names`);
+  }
+  const softDelete =
+    options.softDelete === true
+      ? catalogue.names.filter((n) => !JOURNAL_TYPES.includes(n))
+      : [...new Set((options.softDelete ?? []).map((t) => canonical(catalogue, t)))];
+  for (const t of softDelete) {
+    if (JOURNAL_TYPES.includes(t)) throw new RangeError(`${caller}: ${t} documents cannot be soft-deleted: they are the journal`);
+    if (!catalogue.resolve(t)!.fields.has('deletedAt')) throw new RangeError(`${caller}: soft delete of ${t} needs its deletedAt field`);
+  }
+  if (history.length && !catalogue.resolve('VersionDocument')) throw new RangeError(`${caller}: history needs a VersionDocument type in the catalogue`);
+  if (options.activityLog && !catalogue.resolve('ActivityLog')) throw new RangeError(`${caller}: activityLog needs an ActivityLog type in the catalogue`);
+  if (history.length && catalogue.resolve('VersionDocument')!.fields.has('oid')) {
+    // store.history(type, id) finds a document's versions by their `oid`.
+    indexes.VersionDocument = [...(indexes.VersionDocument ?? []), { fields: ['oid'] }];
+  }
   // interpret
   const now = clockOf(options.clock);
   const ids = options.ids;
@@ -141,6 +212,12 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     now,
     newId: typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId(),
     onError: options.onError,
+    history,
+    changeFeed: options.changeFeed ?? false,
+    changeRetention: retention,
+    activityLog: options.activityLog ?? false,
+    softDelete,
+    tool: { name: tool.name, version: tool.version ?? VERSION },
   };
 }
 

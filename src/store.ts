@@ -5,12 +5,14 @@
  * knows (`'Folder'` for Petron); both spellings give the same document type.
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
-import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type WriteOptions } from './dynamic.js';
+import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './dynamic.js';
+import type { ChangeEvent, Version } from './backend.js';
 import type { Envelope } from './envelope.js';
 import type { Query, QueryOptions, UpdateBody, IterateOptions } from './query/types.js';
 import type { Db } from './sqlite/connection.js';
 
-export type { InsertOptions, LoadOptions, OpenOptions, WriteOptions } from './dynamic.js';
+export type { InsertOptions, LoadOptions, OpenOptions, UpdateOptions, WatchOptions, WriteOptions } from './dynamic.js';
+export type { ChangeEvent, Version } from './backend.js';
 
 /**
  * An in-process document store over SQLite.
@@ -157,6 +159,25 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   }
 
   /**
+   * The versions of one document, oldest first (option `history` keeps them): one per insert, replace, update and delete.
+   * @example (await store.history('Well', id)).data.map((v) => v.event) // ['insert', 'update']
+   */
+  history<T extends TypeName<C>>(type: T, id: string): Promise<Envelope<Version<Doc<T, C>>>> {
+    return this.#dynamic.history(type, id) as unknown as Promise<Envelope<Version<Doc<T, C>>>>;
+  }
+
+  /**
+   * The change feed (option `changeFeed`): committed changes, of every process on the file, in commit order, from
+   * `since` or from now, until the loop breaks, `signal` aborts or the store closes.
+   * @example for await (const e of store.watch('Well', { query: { basinName: 'Permian' } })) console.log(e.op, e.doc.pwi);
+   */
+  watch<T extends TypeName<C>>(type: T, options?: WatchOptions & { query?: NoInfer<Query<T, C>> }): AsyncGenerator<ChangeEvent<Doc<T, C>>, void, undefined>;
+  watch(type?: undefined, options?: Omit<WatchOptions, 'query'>): AsyncGenerator<ChangeEvent, void, undefined>;
+  watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
+    return this.#dynamic.watch(type, options);
+  }
+
+  /**
    * Inserts documents. Colliding documents are reported and skipped unless `atomic` rolls everything back.
    * @example await store.insert('Well', [{ pwi: 'W1' }, { pwi: 'W2' }])
    */
@@ -185,7 +206,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Sets the body's fields (dotted paths allowed) on every document the query matches.
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  update<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, body: NoInfer<UpdateBody<T, C>>, options?: WriteOptions): Promise<Envelope<never>> {
+  update<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, body: NoInfer<UpdateBody<T, C>>, options?: UpdateOptions): Promise<Envelope<never>> {
     return this.#dynamic.update(type, query, body, options);
   }
 
@@ -195,5 +216,14 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    */
   delete<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, options?: WriteOptions): Promise<Envelope<never>> {
     return this.#dynamic.delete(type, query, options);
+  }
+
+  /**
+   * Removes the matches for real, soft-deleted ones included (with `softDelete` on, `delete` only stamps them). An
+   * empty query is refused and removes nothing.
+   * @example await store.purge('Well', { deletedAt: { lt: '2026-01-01T00:00:00.000Z' } })
+   */
+  purge<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, options?: WriteOptions): Promise<Envelope<never>> {
+    return this.#dynamic.purge(type, query, options);
   }
 }

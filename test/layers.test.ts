@@ -24,7 +24,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   ids: [],
   geo: [],
   catalogue: ['geo', 'limits', 'envelope'],
-  settings: ['catalogue', 'ids'],
+  settings: ['catalogue', 'ids', 'version'],
   query: ['catalogue', 'geo', 'limits', 'envelope'],
   backend: ['catalogue', 'envelope', 'query'],
   sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings'],

@@ -13,6 +13,8 @@ type Handler = (store: StoreLike, body: Json, req: CoreRequest) => Promise<Envel
 interface Streamed {
   head: Envelope<unknown>;
   body: AsyncIterable<string>;
+  /** Headers replacing the JSON ones (an event stream). */
+  headers?: Record<string, string>;
 }
 
 interface Route {
@@ -34,6 +36,7 @@ const STATUS: Record<ErrorCode, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TIMEOUT: 503,
+  CHANGES_PRUNED: 410,
   INTERNAL: 500,
 };
 
@@ -119,7 +122,79 @@ async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envel
   }
 }
 
+/** A whole number from a query-string parameter, or the envelope refusing it; `undefined` when absent. */
+function intParam(req: CoreRequest, name: string, header?: string): number | undefined | Envelope<unknown> {
+  const raw = (header && req.headers.get(header)) || req.searchParams.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (!/^\d{1,15}$/.test(raw)) return bad(`${name}: expected a non-negative integer, got ${JSON.stringify(raw.slice(0, 40))}`, name);
+  return Number(raw);
+}
+
+/** Heartbeat comments keep an idle event stream's connection (and the proxies on its way) open. */
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * The change feed: `GET /data/changes?type=Well&since=41&query={…}`. As Server-Sent Events when the client accepts
+ * text/event-stream (each event `id: seq`, so a reconnecting EventSource resumes from Last-Event-ID), else one JSON
+ * envelope of the events after `since`, waiting up to `wait` ms (default 25,000) for the first (long-poll).
+ */
+async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
+  if (!store.watch || !store.changes) return fail([{ code: 'NOT_FOUND', message: 'this store has no change feed' }]);
+  const type = req.searchParams.get('type') ?? undefined;
+  const since = intParam(req, 'since', 'last-event-id');
+  if (typeof since === 'object') return since;
+  let query: unknown;
+  const text = req.searchParams.get('query');
+  if (text !== null) {
+    try {
+      query = JSON.parse(text);
+    } catch {
+      return bad('query: expected a JSON query object', 'query');
+    }
+  }
+  if (!(req.headers.get('accept') ?? '').includes('text/event-stream')) {
+    const wait = intParam(req, 'wait');
+    const limit = intParam(req, 'limit');
+    if (typeof wait === 'object') return wait;
+    if (typeof limit === 'object') return limit;
+    return store.changes(type, { since, query, limit, waitMs: wait ?? 25_000, signal: req.signal });
+  }
+  // Opened here, so a refusal (feed off, bad query, pruned `since`) is an envelope, not a broken stream.
+  const probe = await store.changes(type, { since, query, limit: 1 });
+  if (!probe.success) return probe;
+  const events = store.watch(type, { since, query, signal: req.signal });
+  return { head: envelope(), body: eventStream(events), headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
+}
+
+/** Server-Sent Events of a feed, with a heartbeat comment while it is idle. */
+async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string> {
+  // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
+  yield 'retry: 1000\n\n';
+  yield ': consolidata change feed\n\n';
+  let pending = events.next();
+  try {
+    for (;;) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const beat = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), HEARTBEAT_MS)));
+      const step = await Promise.race([pending, beat]);
+      clearTimeout(timer);
+      if (step === null) {
+        yield ': heartbeat\n\n';
+        continue;
+      }
+      if (step.done) return;
+      yield `id: ${step.value.seq}\nevent: change\ndata: ${JSON.stringify(step.value)}\n\n`;
+      pending = events.next();
+    }
+  } finally {
+    await events.return(undefined);
+  }
+}
+
 const ROUTES: Record<string, Route> = {
+  '/data/changes': {
+    methods: { GET: { json: false, run: (s, _b, req) => changes(s, req) } },
+  },
   '/data/query': {
     methods: {
       POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => query(s, b.type as string, b.query, b.options, req) },
@@ -310,7 +385,9 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
         if (rejected) return respond(rejected);
       }
       const answer = await entry.run(target, body, req);
-      return 'head' in answer ? { ...respond(answer.head), body: answer.body } : respond(answer);
+      if (!('head' in answer)) return respond(answer);
+      const head = respond(answer.head);
+      return { ...head, headers: answer.headers ?? head.headers, body: answer.body };
     } catch (e) {
       if (e instanceof BodyError) {
         return e.status === 413

@@ -52,6 +52,8 @@ export interface QueryPlan {
    * the order requested; a document lacking a field lacks it in the answer too (a null stays null). Null: whole documents.
    */
   readonly fields: readonly FieldPath[] | null;
+  /** options.includeDeleted: soft-deleted documents match too (the façade scopes a plan to live documents otherwise). */
+  readonly includeDeleted: boolean;
   /** Continue after this position (options.cursor), instead of counting from the first match. */
   readonly after: Keyset | null;
   /**

@@ -13,7 +13,7 @@ import { LIMITS, shown } from '../limits.js';
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const INDEX = /^(0|[1-9][0-9]{0,8})$/;
 const OPS = new Map<string, Operator>(OPERATORS.map((o) => [o.toLowerCase(), o]));
-const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor', 'fields'];
+const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor', 'fields', 'includeDeleted'];
 
 export interface ParseContext {
   type: TypeInfo;
@@ -312,8 +312,11 @@ export function parseFields(ctx: ParseContext, v: unknown): readonly FieldPath[]
 }
 
 /** Parses `options` (limit, skip, sortBy, sortOrder, fields). */
-export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort | null; limit: number; skip: number; fields: readonly FieldPath[] | null } {
-  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0, fields: null };
+export function parseOptions(
+  ctx: ParseContext,
+  options: unknown,
+): { sort: Sort | null; limit: number; skip: number; fields: readonly FieldPath[] | null; includeDeleted: boolean } {
+  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0, fields: null, includeDeleted: false };
   if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
@@ -335,7 +338,11 @@ export function parseOptions(ctx: ParseContext, options: unknown): { sort: Sort 
     const path = parseFieldPath(ctx, options.sortBy, 'options.sortBy');
     if (order !== 0) sort = { path, order };
   }
-  return { sort, limit, skip, fields: parseFields(ctx, options.fields) };
+  const includeDeleted = options.includeDeleted ?? false;
+  if (typeof includeDeleted !== 'boolean') {
+    throw requestError('INVALID_REQUEST', `options.includeDeleted: expected true or false, got ${describe(options.includeDeleted)}`, { field: 'options.includeDeleted' });
+  }
+  return { sort, limit, skip, fields: parseFields(ctx, options.fields), includeDeleted };
 }
 
 export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): QueryPlan {

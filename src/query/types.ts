@@ -153,6 +153,8 @@ export interface QueryOptions<S extends TypeName<C> | object = Record<string, un
    * @example { fields: ['pwi', 'name'] } // data: [{ id: '…', pwi: 'W1', name: 'Hawk 1H' }, …]
    */
   fields?: readonly FieldName<S, C>[] | null;
+  /** With `softDelete` on: answer soft-deleted documents too (default false). */
+  includeDeleted?: boolean;
 }
 
 /** Options of `iterate`: a sort, a cap on the documents yielded, and how many are read at a time. */
@@ -167,6 +169,8 @@ export interface IterateOptions<S extends TypeName<C> | object = Record<string, 
   batchSize?: number;
   /** The top-level fields each document holds (`id` always, first), as QueryOptions' `fields`. */
   fields?: readonly FieldName<S, C>[] | null;
+  /** With `softDelete` on: yield soft-deleted documents too (default false). */
+  includeDeleted?: boolean;
 }
 
 /** The document type whose fields an update sets: the write form of a type name's documents, or the document type itself. */

@@ -22,7 +22,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { BuiltinCatalogue, CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
-import { DynamicStore } from '../dynamic.js';
+import { DynamicStore, type ChangesOptions, type WatchOptions } from '../dynamic.js';
+import type { ChangeEvent } from '../backend.js';
 import { DataStoreError, fail, type Envelope, type ErrorCode } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
@@ -641,6 +642,15 @@ class PoolCore {
     return this.#local.types();
   }
 
+  /** A connection of this thread to the file, for the change feed: polling it is a cheap read (data_version). */
+  #feed: DynamicStore | undefined;
+
+  feed(): DynamicStore {
+    this.#open();
+    this.#feed ??= DynamicStore.open(this.#file, { ...this.#workerOptions, clock: this.#clock, onError: this.#onError } as OpenOptions<CatalogueShape>);
+    return this.#feed;
+  }
+
   schema(type: string): Promise<Envelope<{ name: string; type: string }>> {
     this.#open();
     return this.#local.schema(type);
@@ -679,6 +689,8 @@ class PoolCore {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.closed = true;
+      // Watches end with their store.
+      void this.#feed?.close();
       for (const lane of LANES) for (const job of this.#queues[lane].splice(0)) this.#settle(job, this.#cancelled(job, 'closed'));
       for (const slot of [...this.#slots]) {
         const job = slot.job;
@@ -886,6 +898,16 @@ export class PooledStore {
   /** Names of every type; answered at once, without a worker (the catalogue is not in the file). */
   types(): Promise<Envelope<string>> {
     return this.#core.types();
+  }
+
+  /** The change feed as an async iterator (see DynamicStore.watch), read on this thread's own connection. */
+  watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
+    return this.#core.feed().watch(type, options);
+  }
+
+  /** The change feed's long-poll form (see DynamicStore.changes). */
+  changes(type?: string, options?: ChangesOptions): Promise<Envelope<ChangeEvent>> {
+    return this.#core.feed().changes(type, options);
   }
 
   /** A type's fields and kinds; answered at once, without a worker. */

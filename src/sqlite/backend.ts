@@ -3,15 +3,16 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc } from '../backend.js';
+import { duplicateError, parentNotObject, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
-import { docsTable, ident } from './names.js';
+import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema } from './schema.js';
+import { journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache, onePassPays } from './plans.js';
 
 const BUSY_ATTEMPTS = 3;
@@ -56,6 +57,10 @@ export class SqliteBackend implements Backend {
   /** Page statement text → whether its query runs as one statement (see #onePass). */
   readonly #passes = new BoundedCache<boolean>();
   readonly #settings: Settings;
+  /** Types whose deletes are soft: the options' and those the file names (schema.ts). */
+  readonly softDelete: ReadonlySet<string> = new Set();
+  /** True when the file has journal triggers (history or the change feed), whoever turned them on. */
+  #journals = false;
   /** True for stores in memory (the ones `restore` may replace). */
   readonly memory: boolean;
 
@@ -68,7 +73,19 @@ export class SqliteBackend implements Backend {
     this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
     const db = openDatabase(source, settings.busyTimeoutMs);
     try {
-      ensureSchema(db, settings.catalogue, { uniqueKeys: settings.uniqueKeys, indexes: settings.indexes }, typeof source === 'string' ? source : 'the snapshot');
+      const schema = ensureSchema(
+        db,
+        settings.catalogue,
+        {
+          uniqueKeys: settings.uniqueKeys,
+          indexes: settings.indexes,
+          journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
+          softDelete: settings.softDelete,
+        },
+        typeof source === 'string' ? source : 'the snapshot',
+      );
+      this.softDelete = schema.softDelete;
+      this.#journals = journals(db);
     } catch (e) {
       db.close();
       throw e;
@@ -101,10 +118,39 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  /** Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock). */
-  #write<T>(fn: () => T, statements = 2): T {
+  /**
+   * Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock).
+   * With a journal, the request's context row is set first where the file journals (journal.ts: a replace, update
+   * or delete's triggers read it), and its ActivityLog document is written last, from what fn did.
+   */
+  #write<T>(fn: () => T, statements = 2, j?: { op: string; journal: Journal | undefined; counts: (r: T) => WriteCounts }): T {
+    const journal = j?.journal;
+    const op = journal?.op ?? j?.op;
+    const context = journal && op !== 'insert' && this.#journals;
+    const log = journal?.log;
+    const run =
+      context || log
+        ? () => {
+            if (context) this.#statements.get(SET_CONTEXT).run(op, journal.activityId, journal.at, Date.parse(journal.at), journal.userId);
+            const r = fn();
+            if (log) {
+              const c = j!.counts(r);
+              // A soft delete is an update of the rows, and what it did is deleting them.
+              this.#insertLog(log(journal.op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c));
+            }
+            return r;
+          }
+        : fn;
+    const n = statements + (context ? 1 : 0) + (log ? 1 : 0);
     // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
-    return this.#retry(() => (statements === 1 ? fn() : (this.#tx.immediate(fn) as T)));
+    const r = this.#retry(() => (n === 1 ? run() : (this.#tx.immediate(run) as T)));
+    this.#commits++;
+    return r;
+  }
+
+  /** Writes a request's ActivityLog document (inside its transaction). */
+  #insertLog(doc: StoredDoc): void {
+    this.#statements.get(`INSERT INTO ${ident(docsTable('ActivityLog'))} (id, doc) VALUES (?, jsonb(?))`).run(doc.id, JSON.stringify(doc));
   }
 
   #table(info: TypeInfo): string {
@@ -240,7 +286,7 @@ export class SqliteBackend implements Backend {
   }
 
   /** Runs fn in one write transaction with a bulk-path state, rebuilding what it dropped before the commit. */
-  #bulkWrite<T>(fn: (bulk: BulkInserts) => T, statements = 2): T {
+  #bulkWrite<T>(fn: (bulk: BulkInserts) => T, statements: number, j: { op: string; journal: Journal | undefined; counts: (r: T) => WriteCounts }): T {
     return this.#write(() => {
       const bulk = new BulkInserts(this.#db);
       try {
@@ -251,29 +297,37 @@ export class SqliteBackend implements Backend {
         bulk.abort();
         throw e;
       }
-    }, statements);
+    }, statements, j);
   }
 
-  insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count = 2): InsertResult {
+  insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count = 2, journal?: Journal): InsertResult {
     try {
-      return this.#bulkWrite((bulk) => {
-        const r = this.#insertDocs(info, docs, bulk);
-        if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
-        return r;
-      }, count);
+      return this.#bulkWrite(
+        (bulk) => {
+          const r = this.#insertDocs(info, docs, bulk);
+          if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
+          return r;
+        },
+        count,
+        { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) },
+      );
     } catch (e) {
       if (e instanceof Rollback) return e.result as InsertResult;
       throw e;
     }
   }
 
-  insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): InsertResult[] {
+  insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): InsertResult[] {
     try {
-      return this.#bulkWrite((bulk) => {
-        const results = parts.map((p) => this.#insertDocs(p.info, p.docs, bulk));
-        if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
-        return results;
-      });
+      return this.#bulkWrite(
+        (bulk) => {
+          const results = parts.map((p) => this.#insertDocs(p.info, p.docs, bulk));
+          if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
+          return results;
+        },
+        2,
+        { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) },
+      );
     } catch (e) {
       if (e instanceof Rollback) return e.result as InsertResult[];
       throw e;
@@ -284,19 +338,28 @@ export class SqliteBackend implements Backend {
     info: TypeInfo,
     docs: readonly StoredDoc[],
     stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    journal?: Journal,
   ): { insertedIds: string[]; replaced: number } {
     const table = this.#table(info);
-    const find = this.#statements.get(`SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy, json_extract(doc, '$."createdActivityId"') AS createdActivityId FROM ${table} WHERE id = ?`);
+    const find = this.#statements.get(
+      `SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy, json_extract(doc, '$."createdActivityId"') AS createdActivityId, json_extract(doc, '$."deletedAt"') AS deletedAt FROM ${table} WHERE id = ?`,
+    );
+    const soft = this.softDelete.has(info.name);
     const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
     const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
     return this.#write(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
       docs.forEach((d, index) => {
-        const old = typeof d.id === 'string' ? (find.get(d.id) as (Kept & { seq: number }) | undefined) : undefined;
-        const doc = stamp(d, old);
+        const old = typeof d.id === 'string' ? (find.get(d.id) as (Kept & { seq: number; deletedAt: unknown }) | undefined) : undefined;
+        // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
+        const revived = soft && old !== undefined && old.deletedAt !== null;
+        const doc = stamp(d, revived ? undefined : old);
         try {
-          if (old) {
+          if (revived) {
+            put.run(JSON.stringify(doc), old.seq);
+            insertedIds.push(doc.id as string);
+          } else if (old) {
             put.run(JSON.stringify(doc), old.seq);
             replaced++;
           } else {
@@ -309,10 +372,10 @@ export class SqliteBackend implements Backend {
         }
       });
       return { insertedIds, replaced };
-    });
+    }, 2, { op: 'replace', journal, counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) });
   }
 
-  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): number {
+  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): number {
     const where = compileWhere(plan.conditions, info.name);
     const table = this.#table(info);
     const parentChecks: string[] = [];
@@ -322,8 +385,9 @@ export class SqliteBackend implements Backend {
         parentChecks.push(`(json_type(doc, ${p}) IS NOT NULL AND json_type(doc, ${p}) <> 'object')`);
       }
     }
-    const args = [...sets.map((s) => `${jsonPath(s.steps)}, json(?)`), ...Object.keys(stamps).map((k) => `'$."${k}"', ?`)].join(', ');
-    const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps), ...where.params];
+    // Stamps go in as JSON text like the fields set: a JS number bound alone would be stored as a real (1.7e12 → 1.7e12.0).
+    const args = [...sets.map((s) => `${jsonPath(s.steps)}, json(?)`), ...Object.keys(stamps).map((k) => `'$."${k}"', json(?)`)].join(', ');
+    const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps).map((v) => JSON.stringify(v)), ...where.params];
     return this.#write(
       () => {
         if (parentChecks.length) {
@@ -338,12 +402,17 @@ export class SqliteBackend implements Backend {
         }
       },
       parentChecks.length ? 2 : 1,
+      { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) },
     );
   }
 
-  delete(info: TypeInfo, plan: QueryPlan): number {
+  delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): number {
     const where = compileWhere(plan.conditions, info.name);
-    return this.#write(() => this.#statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1);
+    return this.#write(() => this.#statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1, {
+      op: 'delete',
+      journal,
+      counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }),
+    });
   }
 
   /**
@@ -369,6 +438,7 @@ export class SqliteBackend implements Backend {
         throw e;
       }
       this.#db.exec('COMMIT');
+      this.#commits++;
     };
     return {
       insert: (info, docs) => this.#insertDocs(info, docs, bulk),
@@ -376,6 +446,39 @@ export class SqliteBackend implements Backend {
       rollback: () => end(false),
     };
   }
+
+  /** Write transactions this connection committed: PRAGMA data_version changes only for other connections' commits. */
+  #commits = 0;
+
+  /** The change feed (journal.ts writes it): events read by seq, polled cheaply through data_version. */
+  readonly feed: ChangeFeed = {
+    enabled: () => this.#db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(CHANGES_TABLE) !== undefined,
+    read: (after, limit, type, plan) => {
+      const params: unknown[] = [after];
+      let sql = `SELECT seq, type, op, id, json(doc) AS doc, activity, at FROM ${ident(CHANGES_TABLE)} WHERE seq > ?`;
+      if (type) {
+        sql += ' AND type = ?';
+        params.push(type.name);
+        if (plan?.conditions.length) {
+          const where = compileWhere(plan.conditions, type.name, false);
+          sql += ` AND (${where.sql})`;
+          params.push(...where.params);
+        }
+      }
+      const rows = this.#statements.get(`${sql} ORDER BY seq LIMIT ?`).pluck(false).all(...params, limit) as { seq: number; type: string; op: ChangeEvent['op']; id: string; doc: string; activity: string | null; at: string }[];
+      return rows.map((r) => ({ seq: r.seq, type: r.type, op: r.op, id: r.id, doc: JSON.parse(r.doc) as StoredDoc, activityId: r.activity, at: r.at }));
+    },
+    bounds: () => {
+      const r = this.#statements.get(`SELECT min(seq) AS first, max(seq) AS last FROM ${ident(CHANGES_TABLE)}`).pluck(false).get() as { first: number | null; last: number | null };
+      // With no event kept, the next seq follows the last one ever given (sqlite_sequence survives pruning).
+      if (r.last === null) {
+        const given = (this.#db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck().get(CHANGES_TABLE) as number | undefined) ?? 0;
+        return { first: given + 1, last: given };
+      }
+      return { first: r.first!, last: r.last };
+    },
+    version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.#commits}`,
+  };
 
   /** The whole database as bytes, in a form an in-memory database opens (see asRollbackJournal). */
   snapshot(): Buffer {
@@ -390,6 +493,7 @@ export class SqliteBackend implements Backend {
     this.#db = db;
     this.#statements = new StatementCache(db);
     this.#tx = db.transaction((fn: () => unknown) => fn());
+    this.#journals = journals(db);
   }
 
   close(): void {

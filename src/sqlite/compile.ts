@@ -246,7 +246,7 @@ function scalarPart(c: Condition): ScalarPart {
 }
 
 /** One condition → SQL; scalar-typed fields compare their canonical expression directly so indexes apply. */
-function compileCondition(c: Condition, type: string, params: unknown[]): string {
+function compileCondition(c: Condition, type: string, params: unknown[], tree = true): string {
   if (c.path.scalar && c.op !== 'bounds' && c.op !== 'polygon') {
     const part = scalarPart(c);
     params.push(...part.params);
@@ -281,8 +281,8 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
       const px = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [0] }])})`;
       const py = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [1] }])})`;
       // The R*Tree holds float32 boxes rounded outward: it only finds candidates; the exact test is on the stored doubles.
-      params.push(widen(maxX, 1), widen(minX, -1), widen(maxY, 1), widen(minY, -1));
-      const prefilter = `${ident(docsTable(type))}.rowid IN (SELECT id FROM ${ident(rtreeTable(type, field))} WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?)`;
+      if (tree) params.push(widen(maxX, 1), widen(minX, -1), widen(maxY, 1), widen(minY, -1));
+      const prefilter = tree ? `${ident(docsTable(type))}.rowid IN (SELECT id FROM ${ident(rtreeTable(type, field))} WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?)` : '1';
       if (c.op === 'bounds') {
         params.push(minX, maxX, minY, maxY);
         return `${prefilter} AND ${px} BETWEEN ? AND ? AND ${py} BETWEEN ? AND ?`;
@@ -293,9 +293,13 @@ function compileCondition(c: Condition, type: string, params: unknown[]): string
   }
 }
 
-export function compileWhere(conditions: readonly Condition[], type: string): Compiled {
+/**
+ * The WHERE clause of conditions on a `doc` column. `tree: false` tests points on the documents alone, without the
+ * type's R*Trees: for rows of another table (the change feed's).
+ */
+export function compileWhere(conditions: readonly Condition[], type: string, tree = true): Compiled {
   const params: unknown[] = [];
-  const parts = conditions.map((c) => compileCondition(c, type, params));
+  const parts = conditions.map((c) => compileCondition(c, type, params, tree));
   return { sql: parts.length ? parts.join(' AND ') : '1', params };
 }
 

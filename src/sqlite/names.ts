@@ -36,3 +36,19 @@ export function rtreeTrigger(type: string, field: string, op: 'ai' | 'au' | 'ad'
 export function indexName(prefix: 'ux' | 'ix', type: string, fields: readonly string[]): string {
   return `${prefix}.${encodeName(type)}.${fields.map(encodeName).join('.')}`;
 }
+
+/** A unique key that holds among live documents only (a type with soft delete): a partial index. */
+export function liveIndexName(type: string, fields: readonly string[]): string {
+  return `${indexName('ux', type, fields)}~live`;
+}
+
+/** A trigger of the journal: `feed` (change events) or `history` (VersionDocuments) of a type, after `ai`/`au`/`ad`. */
+export function journalTrigger(type: string, feature: 'feed' | 'history', op: 'ai' | 'au' | 'ad'): string {
+  return `jr.${encodeName(type)}.${feature}:${op}`;
+}
+
+/** The change feed's events, in commit order (seq). */
+export const CHANGES_TABLE = 'cd_changes';
+
+/** The one row telling the journal's triggers which request is writing (operation, activity, time, user). */
+export const CONTEXT_TABLE = 'cd_context';

@@ -4,7 +4,8 @@ import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { fieldExpr } from './compile.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
 import { NotAStoreError, type Db } from './connection.js';
-import { docsTable, ident, indexName, rtreeTable, rtreeTrigger } from './names.js';
+import { journalSchema, type JournalOptions } from './journal.js';
+import { docsTable, ident, indexName, liveIndexName, rtreeTable, rtreeTrigger } from './names.js';
 
 
 export type { IndexSpec } from '../settings.js';
@@ -14,7 +15,14 @@ export interface SchemaOptions {
   uniqueKeys: Readonly<Record<string, readonly (readonly string[])[]>>;
   /** Plain indexes per type, beyond the unique ones. */
   indexes: Readonly<Record<string, readonly IndexSpec[]>>;
+  /** Version history and the change feed (journal.ts); absent: none. */
+  journal?: JournalOptions;
+  /** Types with soft delete: their unique keys hold among live documents only (the file may name more). */
+  softDelete?: readonly string[];
 }
+
+/** What a soft-deleted document has and a live one lacks: the term of every partial unique index and live query. */
+const LIVE = `${fieldExpr('deletedAt')} IS NULL`;
 
 /** The JSON expressions of a point's coordinates in a row (`new`, `old`, an alias), and the test that it is one. */
 function pointExprs(field: string, row: string) {
@@ -49,9 +57,18 @@ function pointTriggers(type: string, field: string): string[] {
 function typeSchema(info: TypeInfo, opts: SchemaOptions): string[] {
   const t = ident(docsTable(info.name));
   const sql = [`CREATE TABLE IF NOT EXISTS ${t} (seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, doc BLOB NOT NULL)`];
+  const soft = opts.softDelete?.includes(info.name) ?? false;
   for (const spec of indexesOf(info, opts)) {
+    const columns = spec.fields.map(fieldExpr).join(', ');
+    if (spec.unique && soft) {
+      // A deleted document's key may be used again: the key holds among live documents. The partial index is
+      // made first, then the full one (of a file from before soft delete) goes.
+      sql.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(liveIndexName(info.name, spec.fields))} ON ${t} (${columns}) WHERE ${LIVE}`);
+      sql.push(`DROP INDEX IF EXISTS ${ident(indexName('ux', info.name, spec.fields))}`);
+      continue;
+    }
     const name = indexName(spec.unique ? 'ux' : 'ix', info.name, spec.fields);
-    sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${spec.fields.map(fieldExpr).join(', ')})`);
+    sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${columns})`);
   }
   for (const field of info.geoPointFields) sql.push(...pointTriggers(info.name, field));
   return sql;
@@ -75,6 +92,10 @@ function schemaPlan(catalogue: Catalogue, opts: SchemaOptions): SchemaPlan {
   let plan = byOpts.get(key);
   if (!plan) {
     const statements = catalogue.names.flatMap((name) => typeSchema(catalogue.resolve(name)!, opts));
+    if (opts.journal) statements.push(...journalSchema(catalogue, opts.journal));
+    if (opts.softDelete?.length) {
+      statements.push(`INSERT INTO cd_meta (key, value) VALUES ('softDelete', '${JSON.stringify(opts.softDelete)}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    }
     plan = { statements, fingerprint: createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex') };
     if (byOpts.size < 64) byOpts.set(key, plan);
   }
@@ -89,7 +110,7 @@ function meta(db: Db, key: string): string | undefined {
  * What the file holds: 'store' (ours, with its fingerprint), 'empty', or a NotAStoreError for a file that is not
  * SQLite or holds tables of someone else's and none of ours: it is refused rather than converted.
  */
-function inspect(db: Db, label: string): { fingerprint?: string; layout?: string } {
+function inspect(db: Db, label: string): { fingerprint?: string; layout?: string; softDelete?: string[] } {
   let tables: string[];
   try {
     tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'`).pluck().all() as string[];
@@ -104,7 +125,8 @@ function inspect(db: Db, label: string): { fingerprint?: string; layout?: string
     const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
     throw new NotAStoreError(`${label} is not a consolidata store: it holds other tables (${shown}); open a new or empty file instead`);
   }
-  return { fingerprint, layout: meta(db, 'layout') ?? '1' };
+  const soft = meta(db, 'softDelete');
+  return { fingerprint, layout: meta(db, 'layout') ?? '1', softDelete: soft ? (JSON.parse(soft) as string[]) : [] };
 }
 
 /** Layout 1 → 2: R*Trees, their triggers and indexes named from raw identifiers (which could collide) get encoded names. */
@@ -131,7 +153,9 @@ function migrate(db: Db): void {
 
 /** The top-level fields an expression index of the store covers, read from its DDL (`json_extract(doc, '$."pwi"')`). */
 export function fieldsOfIndexSql(sql: string): string[] {
-  return [...sql.matchAll(/json_extract\(doc, '\$\."([A-Za-z_][A-Za-z0-9_]*)"'\)/g)].map((m) => m[1]!);
+  // A partial index's WHERE clause (soft delete's live term) is no part of its key.
+  const on = sql.replace(/\sWHERE\s[\s\S]*$/i, '');
+  return [...on.matchAll(/json_extract\(doc, '\$\."([A-Za-z_][A-Za-z0-9_]*)"'\)/g)].map((m) => m[1]!);
 }
 
 const keyCache = new WeakMap<Db, Map<string, readonly string[]>>();
@@ -160,10 +184,13 @@ export function collidingKey(db: Db, error: Error): readonly string[] {
  * A fingerprint of the DDL is kept in the file, so opening an up-to-date file only reads two rows and takes no
  * write lock. Files of an older layout are migrated in the same transaction.
  */
-export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions, label = 'the database'): void {
-  const { statements, fingerprint } = schemaPlan(catalogue, opts);
+export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions, label = 'the database'): { softDelete: ReadonlySet<string> } {
   const found = inspect(db, label);
-  if (found.fingerprint === fingerprint) return;
+  // Soft delete, once on for a type, stays on for every writer of the file: its unique keys are partial.
+  const soft = [...new Set([...(found.softDelete ?? []), ...(opts.softDelete ?? [])])].filter((t) => catalogue.resolve(t)).sort();
+  const { statements, fingerprint } = schemaPlan(catalogue, { ...opts, softDelete: soft });
+  const result = { softDelete: new Set(soft) };
+  if (found.fingerprint === fingerprint) return result;
   db.transaction(() => {
     db.exec('CREATE TABLE IF NOT EXISTS cd_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
     if (found.layout !== undefined && found.layout !== LAYOUT) migrate(db);
@@ -172,4 +199,5 @@ export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions, 
     put.run('schema', fingerprint);
     put.run('layout', LAYOUT);
   }).immediate();
+  return result;
 }

@@ -9,7 +9,8 @@ import { DataStore } from '../../src/index.js';
 const [file, mode, tag, batchesArg, sizeArg] = process.argv.slice(2);
 const batches = Number(batchesArg);
 const size = Number(sizeArg);
-const store = DataStore.open(file!, { busyTimeoutMs: 10_000 });
+const journaled = mode === 'journal';
+const store = DataStore.open(file!, { busyTimeoutMs: 10_000, ...(journaled ? { changeFeed: true, history: ['Well'] as const, activityLog: true, changeRetention: 1_000_000 } : {}) });
 
 function doc(batch: number, i: number) {
   const x = ((batch * 7919 + i * 104729) % 36000) / 100 - 180;
@@ -54,5 +55,22 @@ async function reader() {
   process.stdout.write(`done ${reads} ${errors}\n`);
 }
 
-await (mode === 'reader' ? reader() : writer());
+/** Inserts, updates, replaces and deletes Wells in turn, printing `ack <n>` after each acknowledged request. */
+async function journal() {
+  for (let b = 0; b < batches; b++) {
+    const step = b % 4;
+    let r;
+    if (step === 0 || b < 4) r = await store.insert('Well', Array.from({ length: size }, (_, i) => doc(b, i)), { atomic: true });
+    else if (step === 1) r = await store.update('Well', { wellId: `${tag}-${b - 1}` }, { statusCurrent: `s${b}` });
+    else if (step === 2) {
+      const q = await store.query('Well', { wellId: `${tag}-${b - 2}` }, { limit: 5 });
+      r = await store.replace('Well', q.data.map((d) => ({ id: d.id, pwi: d.pwi, wellId: d.wellId, name: `r${b}` })));
+    } else r = await store.delete('Well', { wellId: `${tag}-${b - 3}`, fracStages: { lt: size / 2 } });
+    if (!r.success) process.stderr.write(`error ${b} ${r.message}\n`);
+    else process.stdout.write(`ack ${b}\n`);
+  }
+  process.stdout.write(`done ${batches} 0\n`);
+}
+
+await (mode === 'reader' ? reader() : mode === 'journal' ? journal() : writer());
 store.close();

@@ -260,3 +260,31 @@ describe('misuse and bad input', () => {
     }
   });
 });
+
+describe('the journal through the pool', () => {
+  it("records the writer thread's writes (history, log, feed) and serves the feed from the main thread", async () => {
+    const file = dir.file('journal-pool.db');
+    const pool = await createPool(file, { readers: 1, workerScript: script, history: ['Well'], changeFeed: true, activityLog: true });
+    try {
+      const events: string[] = [];
+      const watching = (async () => {
+        for await (const e of pool.watch('Well')) {
+          events.push(`${e.op} ${e.doc.pwi}`);
+          if (events.length === 3) break;
+        }
+      })();
+      await new Promise((r) => setTimeout(r, 50));
+      const ins = await pool.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+      await pool.delete('Well', { pwi: 'A' });
+      await watching;
+      expect(events).toEqual(['insert A', 'insert B', 'delete A']);
+      const versions = await pool.query('VersionDocument', { oid: ins.insertedIds[0] });
+      expect(versions.data.map((v) => v.event)).toEqual(['insert', 'delete']);
+      expect((await pool.query('ActivityLog', {})).data.map((l) => l.name)).toEqual(['insert', 'delete']);
+      const polled = await pool.changes('Well', { since: 0 });
+      expect(polled.data.map((e) => e.seq)).toEqual([1, 2, 3]);
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -1,0 +1,279 @@
+/** Version history, the activity log and the change feed (SQLite): what each write leaves in the journal. */
+import { describe, expect, it } from 'vitest';
+import { createFetchHandler } from '../src/http/index.js';
+import { DataStore, DataStoreError, type ChangeEvent } from '../src/index.js';
+import { openPostgres } from '../src/postgres/index.js';
+import { tempDir } from './helpers/store.js';
+
+const tick = (ms = 30) => new Promise((r) => setTimeout(r, ms));
+
+/** Events of a watch collected in the background until `n` arrived (or `stop()`). */
+function collect(events: AsyncGenerator<ChangeEvent, void, undefined>, n: number) {
+  const seen: ChangeEvent[] = [];
+  const done = (async () => {
+    for await (const e of events) {
+      seen.push(e);
+      if (seen.length >= n) break;
+    }
+  })();
+  return { seen, done };
+}
+
+describe('version history', () => {
+  it('writes one VersionDocument per insert, update, replace and delete, answered oldest first', async () => {
+    const store = DataStore.open(':memory:', { history: ['Well'] });
+    const ins = await store.insert('Well', [{ pwi: 'A', name: 'a1' }], { activityId: 'act-1' });
+    const id = ins.insertedIds[0]!;
+    await store.update('Well', { pwi: 'A' }, { name: 'a2' });
+    await store.replace('Well', [{ id, pwi: 'A', name: 'a3' }]);
+    const del = await store.delete('Well', { pwi: 'A' });
+    const h = await store.history('Well', id);
+    expect(h.data.map((v) => [v.event, v.oid, v.type, v.body.name])).toEqual([
+      ['insert', id, 'Well', 'a1'],
+      ['update', id, 'Well', 'a2'],
+      ['replace', id, 'Well', 'a3'],
+      // A delete's version holds the document as it was.
+      ['delete', id, 'Well', 'a3'],
+    ]);
+    expect(h.data[0]!.createdActivityId).toBe('act-1');
+    expect(h.data[3]!.createdActivityId).toBe(del.activityId);
+    expect(h.data.every((v) => Number.isSafeInteger(v.versionTimestamp))).toBe(true);
+    // VersionDocument is queryable like any type.
+    const q = await store.query('VersionDocument', { oid: id, event: 'update' });
+    expect(q.data.map((v) => v.body)).toEqual([h.data[1]!.body]);
+    store.close();
+  });
+
+  it('an update of many documents writes a version of each; types without history write none', async () => {
+    const store = DataStore.open(':memory:', { history: ['Well'] });
+    await store.insert('Well', Array.from({ length: 300 }, (_, i) => ({ pwi: `W${i}`, basinName: i % 3 ? 'P' : 'D' })));
+    expect((await store.insert('Plugin', [{ name: 'c' }])).count).toBe(1);
+    const u = await store.update('Well', { basinName: 'P' }, { statusCurrent: 'Producing' });
+    expect(u.count).toBe(200);
+    const versions = await store.query('VersionDocument', { event: 'update' });
+    expect(versions.count).toBe(200);
+    expect(new Set(versions.data.map((v) => (v.body as { statusCurrent?: string }).statusCurrent))).toEqual(new Set(['Producing']));
+    expect((await store.query('VersionDocument', { type: 'Plugin' })).count).toBe(0);
+    store.close();
+  });
+
+  it('an atomic insert that rolls back leaves no version, no change event, no log entry with its stamps', async () => {
+    const store = DataStore.open(':memory:', { history: true, changeFeed: true, activityLog: true });
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const before = await store.dynamic.changes();
+    const r = await store.insert('Well', [{ pwi: 'B' }, { pwi: 'A' }], { atomic: true, activityId: 'doomed' });
+    expect(r.errors[0]!.code).toBe('DUPLICATE_KEY');
+    expect((await store.query('Well', { pwi: 'B' })).count).toBe(0);
+    expect((await store.query('VersionDocument', { createdActivityId: 'doomed' })).count).toBe(0);
+    expect((await store.dynamic.changes(undefined, { since: 0 })).data.filter((e) => e.activityId === 'doomed')).toEqual([]);
+    expect(before.success).toBe(true);
+    // Only the refusal's own log entry carries the activity, and it says what happened.
+    const logs = await store.query('ActivityLog', { createdActivityId: 'doomed' });
+    expect(logs.data.map((l) => [l.hasError, l.errorName, l.numDocsCreated])).toEqual([[true, 'DUPLICATE_KEY', 0]]);
+    store.close();
+  });
+
+  it('history: true covers every type but the journal ones; bad options throw at open', () => {
+    expect(() => DataStore.open(':memory:', { history: ['Wel' as 'Well'] })).toThrow(RangeError);
+    expect(() => DataStore.open(':memory:', { history: ['VersionDocument'] })).toThrow(/its documents are the journal/);
+    expect(() => DataStore.open(':memory:', { changeRetention: 0 })).toThrow(RangeError);
+    expect(() => DataStore.open(':memory:', { activityLog: 'yes' as unknown as boolean })).toThrow(TypeError);
+    const store = DataStore.open(':memory:', { history: true });
+    const triggers = store.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'jr.%'`).pluck().all() as string[];
+    expect(triggers.some((t) => t.startsWith('jr._well.history'))).toBe(true);
+    expect(triggers.some((t) => t.startsWith('jr._version_document') || t.startsWith('jr._activity_log'))).toBe(false);
+    store.close();
+  });
+
+  it('stays on in the file for a process that opens it without the option', async () => {
+    const t = tempDir();
+    const file = t.file('h.db');
+    const a = DataStore.open(file, { history: ['Well'] });
+    await a.insert('Well', [{ pwi: 'A' }]);
+    a.close();
+    const b = DataStore.open(file);
+    const id = (await b.query('Well', { pwi: 'A' })).data[0]!.id!;
+    await b.delete('Well', { pwi: 'A' }, { activityId: 'from-b' });
+    expect((await b.history('Well', id)).data.map((v) => [v.event, v.createdActivityId])).toEqual([
+      ['insert', expect.any(String)],
+      ['delete', 'from-b'],
+    ]);
+    b.close();
+    t.cleanup();
+  });
+});
+
+describe('activity log', () => {
+  it('writes one ActivityLog per write request with what it did', async () => {
+    const store = DataStore.open(':memory:', { activityLog: true, tool: { name: 'etl', version: '2.1' } });
+    const ins = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
+    await store.update('Well', { pwi: { in: ['A', 'B'] } }, { name: 'x' });
+    await store.replace('Well', [{ id: ins.insertedIds[0]!, pwi: 'A' }, { pwi: 'D' }]);
+    await store.delete('Well', { pwi: 'C' });
+    await store.load('Well', [{ pwi: 'E' }, { pwi: 'F' }]);
+    const logs = (await store.query('ActivityLog', {})).data;
+    expect(logs.map((l) => [l.name, l.method, l.dataTypes, l.numDocsCreated, l.numDocsModified, l.numDocsDeleted, l.hasError])).toEqual([
+      ['insert', 'POST', ['Well'], 3, 0, 0, false],
+      ['update', 'PATCH', ['Well'], 0, 2, 0, false],
+      ['replace', 'PUT', ['Well'], 1, 1, 0, false],
+      ['delete', 'DELETE', ['Well'], 0, 0, 1, false],
+      ['load', 'POST', ['Well'], 2, 0, 0, false],
+    ]);
+    expect(logs[0]!.createdActivityId).toBe(ins.activityId);
+    expect([logs[0]!.toolName, logs[0]!.toolVersion]).toEqual(['etl', '2.1']);
+    expect(typeof logs[0]!.duration).toBe('number');
+    expect(Date.parse(logs[0]!.endTime!)).toBeGreaterThanOrEqual(Date.parse(logs[0]!.startTime!));
+    store.close();
+  });
+
+  it('logs a refused request in a transaction of its own, and a partial insert with its error', async () => {
+    const store = DataStore.open(':memory:', { activityLog: true });
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const bad = await store.insert('Well', [{ pwi: 'B', spudDate: 'not a date' }]);
+    expect(bad.errors[0]!.code).toBe('VALIDATION');
+    const partial = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'C' }]);
+    expect(partial.count).toBe(1);
+    const unknown = await store.dynamic.update('Nope', { a: 1 }, { b: 2 });
+    expect(unknown.errors[0]!.code).toBe('UNKNOWN_TYPE');
+    const logs = (await store.query('ActivityLog', {}, { sortBy: 'startTime' })).data.slice(1);
+    expect(logs.map((l) => [l.name, l.hasError, l.errorName, l.numDocsCreated])).toEqual([
+      ['insert', true, 'VALIDATION', 0],
+      ['insert', true, 'DUPLICATE_KEY', 1],
+      ['update', true, 'UNKNOWN_TYPE', 0],
+    ]);
+    expect(logs.map((l) => l.createdActivityId)).toEqual([bad.activityId, partial.activityId, unknown.activityId]);
+    store.close();
+  });
+
+  it('is off by default', async () => {
+    const store = DataStore.open();
+    await store.insert('Well', [{ pwi: 'A' }]);
+    expect((await store.query('ActivityLog', {})).count).toBe(0);
+    store.close();
+  });
+});
+
+describe('change feed', () => {
+  it('yields every committed change in commit order with strictly increasing seq, filtered by type and query', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true });
+    const all = collect(store.watch(), 6);
+    const some = collect(store.watch('Well', { query: { pwi: { in: ['A', 'C'] } } }), 3);
+    await tick();
+    const a = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+    await store.update('Well', { pwi: 'B' }, { name: 'b' });
+    await store.insert('Plugin', [{ name: 'co' }]);
+    await store.insert('Well', [{ pwi: 'C' }]);
+    await store.delete('Well', { pwi: 'A' });
+    await Promise.all([all.done, some.done]);
+    expect(all.seen.map((e) => [e.type, e.op, e.doc.pwi ?? e.doc.name])).toEqual([
+      ['Well', 'insert', 'A'],
+      ['Well', 'insert', 'B'],
+      ['Well', 'update', 'B'],
+      ['Plugin', 'insert', 'co'],
+      ['Well', 'insert', 'C'],
+      ['Well', 'delete', 'A'],
+    ]);
+    const seqs = all.seen.map((e) => e.seq);
+    expect(seqs.every((s, i) => i === 0 || s > seqs[i - 1]!)).toBe(true);
+    expect(some.seen.map((e) => [e.op, e.doc.pwi])).toEqual([
+      ['insert', 'A'],
+      ['insert', 'C'],
+      ['delete', 'A'],
+    ]);
+    expect(all.seen[0]!.activityId).toBe(a.activityId);
+    expect(all.seen[0]!.id).toBe(a.insertedIds[0]);
+    store.close();
+  });
+
+  it('resumes from since with exactly the missed events, and refuses a since that was pruned (CHANGES_PRUNED)', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true, changeRetention: 10 });
+    for (let i = 0; i < 5; i++) await store.insert('Well', [{ pwi: `W${i}` }]);
+    const first = (await store.dynamic.changes(undefined, { since: 0 })).data;
+    expect(first.map((e) => e.doc.pwi)).toEqual(['W0', 'W1', 'W2', 'W3', 'W4']);
+    const resumed = collect(store.watch(undefined, { since: first[2]!.seq }), 2);
+    await resumed.done;
+    expect(resumed.seen.map((e) => e.doc.pwi)).toEqual(['W3', 'W4']);
+    // 1,000 events more: the oldest are pruned past the retention, 1,000 at a time.
+    await store.insert('Well', Array.from({ length: 1000 }, (_, i) => ({ pwi: `X${i}` })));
+    const kept = store.database.prepare('SELECT count(*) FROM cd_changes').pluck().get() as number;
+    expect(kept).toBeGreaterThanOrEqual(10);
+    expect(kept).toBeLessThanOrEqual(1010);
+    const pruned = await store.dynamic.changes(undefined, { since: 1 });
+    expect(pruned.errors[0]).toMatchObject({ code: 'CHANGES_PRUNED', field: 'since' });
+    await expect(store.watch(undefined, { since: 1 }).next()).rejects.toBeInstanceOf(DataStoreError);
+    store.close();
+  });
+
+  it('sees the commits of another connection on the file, and ends when the loop breaks or the store closes', async () => {
+    const t = tempDir();
+    const file = t.file('feed.db');
+    const reader = DataStore.open(file, { changeFeed: true });
+    const writer = DataStore.open(file, { changeFeed: true });
+    const got = collect(reader.watch('Well'), 2);
+    await tick();
+    await writer.insert('Well', [{ pwi: 'A' }]);
+    await writer.insert('Well', [{ pwi: 'B' }]);
+    await got.done;
+    expect(got.seen.map((e) => e.doc.pwi)).toEqual(['A', 'B']);
+    // A watch waiting for events ends when its store closes.
+    const waiting = collect(reader.watch(), 1);
+    await tick();
+    reader.close();
+    await waiting.done;
+    expect(waiting.seen).toEqual([]);
+    writer.close();
+    t.cleanup();
+  });
+
+  it('ends when its signal aborts; refuses to start when the feed is off', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true });
+    const ac = new AbortController();
+    const w = collect(store.watch(undefined, { signal: ac.signal }), 1);
+    await tick();
+    ac.abort();
+    await w.done;
+    expect(w.seen).toEqual([]);
+    store.close();
+    const off = DataStore.open();
+    await expect(off.watch().next()).rejects.toThrow(/changeFeed: true/);
+    expect((await off.dynamic.changes()).errors[0]!.code).toBe('INVALID_REQUEST');
+    off.close();
+  });
+
+  it('is served over HTTP as Server-Sent Events and as a long poll', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true, changeRetention: 1 });
+    const handle = createFetchHandler(store);
+    await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+    const poll = await handle(new Request('http://x/api/data/changes?type=Well&since=1&wait=0'));
+    expect(poll.status).toBe(200);
+    expect(((await poll.json()) as { data: ChangeEvent[] }).data.map((e) => [e.seq, e.doc.pwi])).toEqual([[2, 'B']]);
+    // The long poll waits for the first event.
+    const waiting = handle(new Request('http://x/api/data/changes?since=2&wait=5000'));
+    await tick(50);
+    await store.insert('Well', [{ pwi: 'C' }]);
+    expect(((await (await waiting).json()) as { data: ChangeEvent[] }).data.map((e) => e.doc.pwi)).toEqual(['C']);
+    const ac = new AbortController();
+    const sse = await handle(new Request('http://x/api/data/changes?type=Well', { headers: { accept: 'text/event-stream', 'last-event-id': '1' }, signal: ac.signal }));
+    expect(sse.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = sse.body!.getReader();
+    let text = '';
+    while (!text.includes('id: 3\n')) text += new TextDecoder().decode((await reader.read()).value);
+    expect(text).toMatch(/id: 2\nevent: change\ndata: \{"seq":2,"type":"Well","op":"insert"/);
+    ac.abort();
+    await reader.cancel();
+    const bad = await handle(new Request('http://x/api/data/changes?since=-1'));
+    expect([bad.status, ((await bad.json()) as { errors: { code: string }[] }).errors[0]!.code]).toEqual([400, 'INVALID_REQUEST']);
+    // Pruned: 410 Gone, so a client knows to start over.
+    await store.insert('Well', Array.from({ length: 1000 }, (_, i) => ({ pwi: `X${i}` })));
+    const gone = await handle(new Request('http://x/api/data/changes?since=1&wait=0'));
+    expect([gone.status, ((await gone.json()) as { errors: { code: string }[] }).errors[0]!.code]).toEqual([410, 'CHANGES_PRUNED']);
+    store.close();
+  });
+});
+
+describe('on PostgreSQL', () => {
+  it.each(['history', 'changeFeed', 'activityLog', 'softDelete'] as const)('refuses %s at open, before connecting', async (name) => {
+    const options = { [name]: true };
+    await expect(openPostgres('postgres://nobody@127.0.0.1:1/none', options)).rejects.toThrow(new RegExp(`${name} is not available on PostgreSQL`));
+  });
+});
