@@ -18,7 +18,12 @@ import {
   type Kept,
   type QueryResult,
   type StoredDoc,
+  type ChangeEvent,
+  type ChangeFeed,
+  type Journal,
+  type WriteCounts,
 } from '../backend.js';
+import { CHANGES_CHANNEL, CHANGES_TABLE, contextStatement } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
@@ -131,6 +136,13 @@ export interface PostgresBackendOptions {
   readonly distribution?: PgSchemaOptions['distribution'];
 }
 
+/** A write's journal as the transaction runs it: the operation, the request's journal, what to count for its log. */
+interface JournalSpec<T> {
+  op: string;
+  journal: Journal | undefined;
+  counts: (r: T) => WriteCounts;
+}
+
 /**
  * A Backend over PostgreSQL; `openPostgres` (index.ts) is how applications get one.
  * @example const backend = await PostgresBackend.open(pool, settings, { schema: 'public', ownsPool: false, lockTimeoutSet: false });
@@ -145,12 +157,24 @@ export class PostgresBackend implements Backend {
   readonly #keyOfIndex = new Map<string, readonly string[]>();
   /** Per table, every field some unique index covers: a replace that changes none of them cannot collide. */
   readonly #uniqueFields = new Map<string, Set<string>>();
+  /** True when the schema has journal triggers (history or the change feed), whoever turned them on. */
+  #journals = false;
+  /** Commits of this store's writes, and notifications of anyone's change events (LISTEN): the feed's version. */
+  #commits = 0;
+  #notified = 0;
+  /** The connection LISTENing to change events, once a watch asked for the feed's version. */
+  #listener: Promise<PgClientLike | null> | undefined;
 
   private constructor(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions) {
     this.#pool = pool;
     this.#settings = settings;
     this.#options = options;
-    this.#schemaOptions = { uniqueKeys: settings.uniqueKeys, indexes: settings.indexes, distribution: options.distribution };
+    this.#schemaOptions = {
+      uniqueKeys: settings.uniqueKeys,
+      indexes: settings.indexes,
+      distribution: options.distribution,
+      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
+    };
     for (const n of settings.catalogue.names) this.#tables.set(n, qualified(options.schema, docsTable(n)));
   }
 
@@ -166,6 +190,11 @@ export class PostgresBackend implements Backend {
       if (encoding !== 'UTF8') throw new Error(`openPostgres: the database encoding is ${encoding}; the store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`);
       await backend.#ensureSchema(s);
       await backend.#readUniqueIndexes(s);
+      const [[journals]] = (await s.rows(
+        `SELECT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND t.tgname LIKE 'jr.%')`,
+        [options.schema],
+      )) as [[boolean]];
+      backend.#journals = journals;
     });
     return backend;
   }
@@ -294,12 +323,57 @@ export class PostgresBackend implements Backend {
     return this.#retry(() => this.#client(fn));
   }
 
+  /** True when a write must be a transaction for its journal: a context for the triggers, or an ActivityLog to write. */
+  #journaled(j: JournalSpec<never>): boolean {
+    const journal = j.journal;
+    if (!journal) return false;
+    return !!journal.log || (this.#journals && (journal.op ?? j.op) !== 'insert');
+  }
+
+  /** A write of one statement: alone, unless its journal needs a transaction. */
+  #singleWrite<T>(fn: (s: Session) => Promise<T>, j: JournalSpec<T>): Promise<T> {
+    return this.#options.lockTimeoutSet && !this.#journaled(j as JournalSpec<never>) ? this.#committed(this.#single(fn)) : this.#transaction('write', fn, undefined, j);
+  }
+
+  /** A write that committed on its own: counted for the feed's version (a watch then looks for new events). */
+  async #committed<T>(write: Promise<T>): Promise<T> {
+    const r = await write;
+    this.#commits++;
+    return r;
+  }
+
+  /** Writes a request's ActivityLog document, in its transaction. */
+  async #insertLog(s: Session, doc: StoredDoc): Promise<void> {
+    const text = JSON.stringify(doc);
+    await s.rows(`INSERT INTO ${qualified(this.#options.schema, docsTable('ActivityLog'))} (id, doc, body) VALUES ($1::text, $2::jsonb, $2::text)`, [doc.id, text]);
+  }
+
   /**
    * fn inside one transaction. Reads: REPEATABLE READ READ ONLY (one snapshot for every statement). Writes: READ
    * COMMITTED with row locks taken by the statements, lock waits bounded by busyTimeoutMs. `prelude` runs right after
    * BEGIN, in the same round trip.
    */
-  #transaction<T>(kind: 'read' | 'write', fn: (s: Session) => Promise<T>, prelude?: string): Promise<T> {
+  #transaction<T>(kind: 'read' | 'write', fn: (s: Session) => Promise<T>, prelude?: string, j?: JournalSpec<T>): Promise<T> {
+    const journal = j?.journal;
+    if (journal) {
+      const op = journal.op ?? j.op;
+      // Before any savepoint: rolling back to one would undo it.
+      if (this.#journals && op !== 'insert') {
+        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId });
+        prelude = prelude ? `${context}; ${prelude}` : context;
+      }
+      const log = journal.log;
+      if (log) {
+        const inner = fn;
+        fn = async (s) => {
+          const r = await inner(s);
+          const c = j.counts(r);
+          // A soft delete is an update of the rows, and what it did is deleting them.
+          await this.#insertLog(s, log(op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c));
+          return r;
+        };
+      }
+    }
     const begin = [
       kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
       ...(kind === 'write' && !this.#options.lockTimeoutSet ? [`SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`] : []),
@@ -312,6 +386,7 @@ export class PostgresBackend implements Backend {
         try {
           const r = await fn(s);
           await s.exec('COMMIT');
+          if (kind === 'write') this.#commits++;
           return r;
         } catch (e) {
           await s.exec('ROLLBACK').catch(() => undefined);
@@ -528,16 +603,17 @@ export class PostgresBackend implements Backend {
     return errors;
   }
 
-  async insert(info: TypeInfo, source: Iterable<StoredDoc>, atomic: boolean): Promise<InsertResult> {
+  async insert(info: TypeInfo, source: Iterable<StoredDoc>, atomic: boolean, _count?: number, journal?: Journal): Promise<InsertResult> {
+    const j: JournalSpec<InsertResult> = { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) };
     // Validated and stamped whole before the first round trip (an invalid document throws here, nothing sent):
     // documents go to the server in chunks of multi-row statements, not one by one.
     const docs = Array.from(source);
     const texts = this.#storable(docs);
     // One statement's worth, not atomic, lock_timeout set at connect: no transaction to open (one round trip).
-    const single = !atomic && this.#options.lockTimeoutSet && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
+    const single = !atomic && this.#options.lockTimeoutSet && !this.#journaled(j as JournalSpec<never>) && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
     if (single && chunks([...docs.keys()], (i) => texts[i]!).length === 1) {
       try {
-        return await this.#single((s) => this.#insertDocs(s, info, docs, texts, 'none'));
+        return await this.#committed(this.#single((s) => this.#insertDocs(s, info, docs, texts, 'none')));
       } catch (e) {
         if (!(e instanceof Collided)) throw e;
       }
@@ -551,6 +627,7 @@ export class PostgresBackend implements Backend {
           return r;
         },
         'SAVEPOINT cd_fast',
+        j,
       );
     } catch (e) {
       if (e instanceof Rollback) return e.result as InsertResult;
@@ -558,15 +635,20 @@ export class PostgresBackend implements Backend {
     }
   }
 
-  async insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[]): Promise<InsertResult[]> {
+  async insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): Promise<InsertResult[]> {
     const texts = parts.map((p) => this.#storable(p.docs));
     try {
-      return await this.#transaction('write', async (s) => {
-        const results: InsertResult[] = [];
-        for (const [i, p] of parts.entries()) results.push(await this.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint'));
-        if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
-        return results;
-      });
+      return await this.#transaction(
+        'write',
+        async (s) => {
+          const results: InsertResult[] = [];
+          for (const [i, p] of parts.entries()) results.push(await this.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint'));
+          if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
+          return results;
+        },
+        undefined,
+        { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) },
+      );
     } catch (e) {
       if (e instanceof Rollback) return e.result as InsertResult[];
       throw e;
@@ -577,12 +659,18 @@ export class PostgresBackend implements Backend {
     info: TypeInfo,
     docs: readonly StoredDoc[],
     stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    journal?: Journal,
   ): Promise<{ insertedIds: string[]; replaced: number }> {
     this.#storable(docs);
+    const j: JournalSpec<{ insertedIds: string[]; replaced: number }> = {
+      op: 'replace',
+      journal,
+      counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }),
+    };
     let oneByOne = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#transaction('write', (s) => this.#replaceIn(s, info, docs, stamp, oneByOne));
+        return await this.#transaction('write', (s) => this.#replaceIn(s, info, docs, stamp, oneByOne), undefined, j);
       } catch (e) {
         if (e instanceof OneByOne && !oneByOne) oneByOne = true;
         else if (!(e instanceof IdRace && attempt < ATTEMPTS)) throw e;
@@ -657,7 +745,8 @@ export class PostgresBackend implements Backend {
     return { insertedIds, replaced };
   }
 
-  async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): Promise<number> {
+  async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): Promise<number> {
+    const j: JournalSpec<number> = { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) };
     for (const set of sets) {
       const path = set.steps.map((st) => st.name);
       const why = path.map(unstorable).find(Boolean) ?? unstorable(set.value);
@@ -667,7 +756,7 @@ export class PostgresBackend implements Backend {
     const polygon = plan.conditions.some((c) => c.op === 'polygon');
     const dkField = this.#options.distribution?.get(info.name)?.field;
     if (sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField)) {
-      return this.#updateTopLevel(info, plan, sets, stamps, polygon);
+      return this.#updateTopLevel(info, plan, sets, stamps, polygon, j);
     }
     return this.#transaction('write', async (s) => {
       let rows: Row[];
@@ -702,7 +791,7 @@ export class PostgresBackend implements Backend {
         throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
       }
       return rows.length;
-    });
+    }, undefined, j);
   }
 
   /**
@@ -711,7 +800,14 @@ export class PostgresBackend implements Backend {
    * last, as SQLite's json_set. No document leaves the server; the UPDATE's own row locks (and its re-check of rows
    * another transaction changed meanwhile) keep concurrent writers from losing an update.
    */
-  async #updateTopLevel(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, polygon: boolean): Promise<number> {
+  async #updateTopLevel(
+    info: TypeInfo,
+    plan: QueryPlan,
+    sets: readonly FieldSet[],
+    stamps: Readonly<Record<string, unknown>>,
+    polygon: boolean,
+    j: JournalSpec<number>,
+  ): Promise<number> {
     const table = this.#table(info);
     const fields: Record<string, unknown> = {};
     for (const set of sets) put(fields, set.steps[0]!.name, set.value);
@@ -730,27 +826,38 @@ export class PostgresBackend implements Backend {
       }
     };
     if (polygon) {
-      return this.#transaction('write', async (s) => {
-        const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-        return seqs.length ? run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`) : 0;
-      });
+      return this.#transaction(
+        'write',
+        async (s) => {
+          const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
+          return seqs.length ? run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`) : 0;
+        },
+        undefined,
+        j,
+      );
     }
     const one = (s: Session) => run(s, (params) => this.#where(info, plan.conditions, params));
-    return this.#options.lockTimeoutSet ? this.#single(one) : this.#transaction('write', one);
+    return this.#singleWrite(one, j);
   }
 
-  async delete(info: TypeInfo, plan: QueryPlan): Promise<number> {
+  async delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): Promise<number> {
+    const j: JournalSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
     const table = this.#table(info);
     if (plan.conditions.some((c) => c.op === 'polygon')) {
-      return this.#transaction('write', async (s) => {
-        const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-        return seqs.length ? s.count(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [seqs]) : 0;
-      });
+      return this.#transaction(
+        'write',
+        async (s) => {
+          const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
+          return seqs.length ? s.count(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [seqs]) : 0;
+        },
+        undefined,
+        j,
+      );
     }
     const params = new Params();
     const where = this.#where(info, plan.conditions, params);
     const run = (s: Session) => s.count(`DELETE FROM ${table} WHERE ${where}`, params.values);
-    return this.#options.lockTimeoutSet ? this.#single(run) : this.#transaction('write', run);
+    return this.#singleWrite(run, j);
   }
 
   /**
@@ -795,7 +902,59 @@ export class PostgresBackend implements Backend {
     };
   }
 
+  /** The change feed: events read by seq from cd_changes; new ones announced by NOTIFY (see journal.ts). */
+  readonly feed: ChangeFeed = {
+    enabled: async () => {
+      const [[on]] = (await this.#single((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
+      return on;
+    },
+    read: async (after, limit, type, plan) => {
+      if (plan?.conditions.some((c) => c.op === 'polygon')) {
+        throw requestError('INVALID_QUERY', 'query: a polygon cannot filter the change feed on PostgreSQL; use bounds, or filter the events');
+      }
+      const params = new Params();
+      let sql = `SELECT seq, type, op, id, body, activity, at FROM ${qualified(this.#options.schema, CHANGES_TABLE)} WHERE seq > ${params.add(after, 'bigint')}`;
+      if (type) {
+        sql += ` AND type = ${params.add(type.name, 'text')}`;
+        if (plan?.conditions.length) sql += ` AND (${compileWhere(plan.conditions, params, new Set())})`;
+      }
+      sql += ` ORDER BY seq LIMIT ${params.add(limit, 'int')}`;
+      const rows = (await this.#single((s) => s.rows(sql, params.values))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
+      return rows.map(([seq, t, op, id, body, activity, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(body) as StoredDoc, activityId: activity, at }));
+    },
+    bounds: async () => {
+      const table = qualified(this.#options.schema, CHANGES_TABLE);
+      const [[first, last]] = (await this.#single((s) => s.rows(`SELECT min(seq), max(seq) FROM ${table}`))) as [[string | null, string | null]];
+      if (last !== null) return { first: Number(first), last: Number(last) };
+      // None kept: the next seq follows the last one the sequence gave.
+      const [[given]] = (await this.#single((s) => s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`]))) as [[string | null]];
+      return { first: Number(given ?? 0) + 1, last: Number(given ?? 0) };
+    },
+    version: async () => {
+      await this.#listen();
+      return `${this.#notified}.${this.#commits}`;
+    },
+  };
+
+  /** LISTENs for change events on a connection of its own (once); without one, watches still see this store's commits. */
+  #listen(): Promise<PgClientLike | null> {
+    this.#listener ??= (async () => {
+      try {
+        const client = await this.#pool.connect();
+        (client as unknown as { on(event: 'notification', f: () => void): void }).on('notification', () => this.#notified++);
+        (client as unknown as { on(event: 'error', f: () => void): void }).on('error', () => undefined);
+        await client.query(`LISTEN ${CHANGES_CHANNEL}`);
+        return client;
+      } catch {
+        return null;
+      }
+    })();
+    return this.#listener;
+  }
+
   async close(): Promise<void> {
+    const listener = await this.#listener;
+    if (listener) listener.release(new Error('closed'));
     if (this.#options.ownsPool) await this.#pool.end();
   }
 

@@ -61,9 +61,10 @@ export async function openPostgres<C extends CatalogueShape = BuiltinCatalogue>(
   if (typeof source !== 'string' && !isPool(source)) throw new TypeError(`openPostgres: expected a connection string or a pg.Pool, got ${describe(source)}`);
   if (typeof source === 'string' && source === '') throw new TypeError('openPostgres: the connection string is empty');
   const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'openPostgres', OWN_OPTIONS);
-  // The journal is kept by SQLite triggers; PostgreSQL has none of it yet: refused rather than silently not kept.
-  for (const [on, name] of [[settings.history.length > 0, 'history'], [settings.changeFeed, 'changeFeed'], [settings.activityLog, 'activityLog'], [settings.softDelete.length > 0, 'softDelete']] as const) {
-    if (on) throw new TypeError(`openPostgres: ${name} is not available on PostgreSQL yet (SQLite stores keep it)`);
+  // Refused rather than silently not kept.
+  if (settings.softDelete.length) throw new TypeError('openPostgres: softDelete is not available on PostgreSQL yet (SQLite stores have it)');
+  if (options.citus && (settings.history.length || settings.changeFeed || settings.activityLog)) {
+    throw new TypeError('openPostgres: history, changeFeed and activityLog are not available with the Citus layout (its tables hold no triggers)');
   }
   // A `schema` parameter of the connection string names the schema (a store configured by one URL); pg never sees it.
   // Its query string is read apart: a socket URL (`postgres://u@/db?host=/run/postgresql`) is no WHATWG URL.

@@ -8,6 +8,7 @@ import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
 import { fieldExpr, pointExpr } from './compile.js';
 import { docsTable, geoIndexName, ident, indexName, META_TABLE, qualified } from './names.js';
+import { pgJournalSchema, type PgJournalOptions } from './journal.js';
 
 export interface PgSchemaOptions {
   /** Unique keys per type (field lists); `id` is always unique. */
@@ -16,6 +17,8 @@ export interface PgSchemaOptions {
   readonly indexes: Readonly<Record<string, readonly IndexSpec[]>>;
   /** Citus layout (see citus.ts): the distribution column per type; absent for a single server. */
   readonly distribution?: ReadonlyMap<string, DistributionKey>;
+  /** Version history and the change feed (journal.ts); absent: none. */
+  readonly journal?: PgJournalOptions;
 }
 
 /** How a type is spread over a Citus cluster: the column `dk` holds this field of the document (or its id). */
@@ -84,6 +87,7 @@ export function schemaPlan(schema: string, catalogue: Catalogue, opts: PgSchemaO
     `CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`,
     `CREATE TABLE IF NOT EXISTS ${qualified(schema, META_TABLE)} (key text PRIMARY KEY, value text NOT NULL)`,
     ...catalogue.names.flatMap((name) => typeSchema(schema, catalogue.resolve(name)!, opts)),
+    ...(opts.journal ? pgJournalSchema(schema, catalogue, opts.journal) : []),
   ];
   const fingerprint = createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex');
   return { statements, fingerprint };

@@ -41,12 +41,18 @@ let made = 0;
 
 /** Options that change the tables and indexes (the others live in the store, not the schema). */
 function shapeOf(options: OpenOptions): string {
-  return JSON.stringify([options.indexes ?? null, options.uniqueKeys ?? null, options.types ?? null, options.schemaVersion ?? null]);
+  // The journal's options make triggers and tables: a schema per set of them too.
+  const journal = [options.history ?? null, options.changeFeed ?? null, options.changeRetention ?? null];
+  return JSON.stringify([options.indexes ?? null, options.uniqueKeys ?? null, options.types ?? null, options.schemaVersion ?? null, ...journal]);
 }
 
+/** Empties a schema's documents and change events (TRUNCATE: no journal trigger fires), seqs starting over. */
 async function empty(p: pg.Pool, schema: string): Promise<void> {
-  const { rows } = await p.query<{ t: string }>(`SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname = $1 AND tablename LIKE 'docs\\_%'`, [schema]);
-  if (rows.length) await p.query(rows.map((r) => `DELETE FROM ${r.t}`).join(';'));
+  const { rows } = await p.query<{ t: string }>(
+    `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname = $1 AND (tablename LIKE 'docs\\_%' OR tablename = 'cd_changes')`,
+    [schema],
+  );
+  if (rows.length) await p.query(`TRUNCATE ${rows.map((r) => r.t).join(', ')} RESTART IDENTITY`);
 }
 
 let hooked = false;
