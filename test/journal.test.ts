@@ -277,8 +277,9 @@ describe('change feed on SQLite files', () => {
 });
 
 describe('on PostgreSQL', () => {
-  it('refuses softDelete, and the journal with the Citus layout, at open, before connecting', async () => {
-    await expect(openPostgres('postgres://nobody@127.0.0.1:1/none', { softDelete: true })).rejects.toThrow(/softDelete is not available on PostgreSQL/);
-    await expect(openPostgres('postgres://nobody@127.0.0.1:1/none', { changeFeed: true, citus: true })).rejects.toThrow(/not available with the Citus layout/);
+  it('refuses the journal and soft delete with the Citus layout at open, before connecting', async () => {
+    for (const options of [{ changeFeed: true }, { history: true as const }, { activityLog: true }, { softDelete: true as const }]) {
+      await expect(openPostgres('postgres://nobody@127.0.0.1:1/none', { ...options, citus: true })).rejects.toThrow(/not available with the Citus layout/);
+    }
   });
 });

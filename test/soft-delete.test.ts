@@ -1,13 +1,14 @@
 /** Soft delete: delete stamps, everything else looks past the stamped documents, purge removes for real. */
 import { describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
+import { backends } from './helpers/backends.js';
 import { tempDir } from './helpers/store.js';
 
 const clock = () => '2026-05-01T00:00:00.000Z';
 
-describe('soft delete', () => {
+describe.each(backends())('soft delete on $name', (backend) => {
   it('delete stamps deletedAt/By/ActivityId/Timestamp and leaves the document in place', async () => {
-    const store = DataStore.open(':memory:', { softDelete: ['Well'], clock, userId: 'etl' });
+    const store = await backend.open({ softDelete: ['Well'], clock, userId: 'etl' });
     await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
     const del = await store.delete('Well', { pwi: 'A' }, { activityId: 'cleanup' });
     expect(del.count).toBe(1);
@@ -21,7 +22,7 @@ describe('soft delete', () => {
   });
 
   it('queries, iterate, update and replace ignore soft-deleted documents unless includeDeleted', async () => {
-    const store = DataStore.open(':memory:', { softDelete: true });
+    const store = await backend.open({ softDelete: true });
     const ins = await store.insert('Well', [{ pwi: 'A', basinName: 'P' }, { pwi: 'B', basinName: 'P' }]);
     await store.delete('Well', { pwi: 'A' });
     expect((await store.query('Well', { basinName: 'P' })).total).toBe(1);
@@ -42,7 +43,7 @@ describe('soft delete', () => {
   });
 
   it("unique keys hold among live documents: a deleted Well's pwi can be used again", async () => {
-    const store = DataStore.open(':memory:', { softDelete: ['Well'] });
+    const store = await backend.open({ softDelete: ['Well'] });
     await store.insert('Well', [{ pwi: 'A' }]);
     const dup = await store.insert('Well', [{ pwi: 'A' }]);
     expect(dup.errors[0]!.code).toBe('DUPLICATE_KEY');
@@ -50,14 +51,13 @@ describe('soft delete', () => {
     await store.delete('Well', { pwi: 'A' });
     expect((await store.insert('Well', [{ pwi: 'A' }])).count).toBe(1);
     expect((await store.query('Well', { pwi: 'A' }, { includeDeleted: true })).count).toBe(2);
-    // The live query is served by the partial unique index.
-    const plan = (await store.dynamic.explain('Well', { pwi: 'A' })).plan.join(' ');
-    expect(plan).toContain('ux._well.pwi~live');
+    // The live query is served by the partial unique index (SQLite's planner says so on any size of table).
+    if (backend.name === 'sqlite') expect((await store.dynamic.explain('Well', { pwi: 'A' })).plan.join(' ')).toContain('ux._well.pwi~live');
     store.close();
   });
 
   it('purge removes for real, soft-deleted documents included, and refuses an empty query', async () => {
-    const store = DataStore.open(':memory:', { softDelete: ['Well'] });
+    const store = await backend.open({ softDelete: ['Well'] });
     await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
     await store.delete('Well', { pwi: { in: ['A', 'B'] } });
     const empty = await store.purge('Well', {});
@@ -68,7 +68,7 @@ describe('soft delete', () => {
   });
 
   it('is recorded as a delete in the history, the feed and the log; purge as a purge', async () => {
-    const store = DataStore.open(':memory:', { softDelete: ['Well'], history: ['Well'], changeFeed: true, activityLog: true });
+    const store = await backend.open({ softDelete: ['Well'], history: ['Well'], changeFeed: true, activityLog: true });
     const id = (await store.insert('Well', [{ pwi: 'A' }])).insertedIds[0]!;
     const del = await store.delete('Well', { pwi: 'A' });
     await store.purge('Well', { pwi: 'A' });
@@ -87,6 +87,9 @@ describe('soft delete', () => {
     store.close();
   });
 
+});
+
+describe('soft delete on SQLite files', () => {
   it('stays on in the file: a process opening it without the option still deletes softly', async () => {
     const t = tempDir();
     const file = t.file('soft.db');

@@ -30,7 +30,7 @@ import type { Condition, QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, coordText, fieldExpr, Params, selectStatement, unstorable, type PgSelect } from './compile.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
-import { fieldsOfIndexDef, LAYOUT, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
+import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
 /** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
 export interface PgClientLike {
@@ -151,7 +151,9 @@ export class PostgresBackend implements Backend {
   readonly #pool: PgPoolLike;
   readonly #settings: Settings;
   readonly #options: PostgresBackendOptions;
-  readonly #schemaOptions: PgSchemaOptions;
+  #schemaOptions: PgSchemaOptions;
+  /** Types whose deletes are soft: the options' and those the schema names (cd_meta). */
+  softDelete: ReadonlySet<string> = new Set();
   readonly #tables = new Map<string, string>();
   /** Index name → the fields of the unique key it enforces, read from the database (so any index of the store is named right). */
   readonly #keyOfIndex = new Map<string, readonly string[]>();
@@ -202,8 +204,14 @@ export class PostgresBackend implements Backend {
   /** The schema's tables and indexes: created in one transaction under an advisory lock when the fingerprint differs. */
   async #ensureSchema(s: Session): Promise<void> {
     const { schema } = this.#options;
-    const { statements, fingerprint } = schemaPlan(schema, this.#settings.catalogue, this.#schemaOptions);
     const meta = qualified(schema, META_TABLE);
+    const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
+    // Soft delete, once on for a type, stays on for every store of the schema: its unique keys are partial.
+    const kept = exists?.[0] ? ((await s.rows(`SELECT value FROM ${meta} WHERE key = 'softDelete'`))[0]?.[0] as string | undefined) : undefined;
+    const soft = [...new Set([...(kept ? (JSON.parse(kept) as string[]) : []), ...this.#settings.softDelete])].filter((t) => this.#settings.catalogue.resolve(t)).sort();
+    this.softDelete = new Set(soft);
+    this.#schemaOptions = { ...this.#schemaOptions, softDelete: soft };
+    const { statements, fingerprint } = schemaPlan(schema, this.#settings.catalogue, this.#schemaOptions);
     const current = async () => {
       const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
       if (!exists?.[0]) return undefined;
@@ -578,11 +586,13 @@ export class PostgresBackend implements Backend {
       // One statement for every skipped document: which known key does a stored document share with it?
       const j = '(e.j::jsonb)';
       const dk = this.#options.distribution?.get(info.name) ? `t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
+      // With soft delete, a key other than id collides with live documents only (its index is partial).
+      const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
           `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
             .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
-            .join(' AND ')})`,
+            .join(' AND ')}${k.length === 1 && k[0] === 'id' ? '' : live})`,
       );
       for (const chunk of chunks(collided, (i) => JSON.stringify(docs[i]))) {
         const rows = await s.rows(`SELECT e.n, ${tests.join(', ')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`, [chunk.json]);
@@ -700,17 +710,20 @@ export class PostgresBackend implements Backend {
       for (const [id, body] of rows as [string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
     }
     const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
-    type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean };
+    type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean; revived: boolean };
     const ops: Op[] = [];
+    const soft = this.softDelete.has(info.name);
     for (const [index, d] of docs.entries()) {
       const prior = typeof d.id === 'string' ? stored.get(d.id) : undefined;
-      const doc = stamp(d, prior ? { createdAt: prior.createdAt, createdBy: prior.createdBy, createdActivityId: prior.createdActivityId } : undefined);
+      // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
+      const revived = soft && prior !== undefined && prior.deletedAt !== undefined && prior.deletedAt !== null;
+      const doc = stamp(d, prior && !revived ? { createdAt: prior.createdAt, createdBy: prior.createdBy, createdActivityId: prior.createdActivityId } : undefined);
       if (prior) this.#keepShard(info, prior, doc, index);
-      const safe = !!prior && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
-      ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe });
+      const safe = !!prior && !revived && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
+      ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived });
       stored.set(doc.id as string, doc);
     }
-    const insertedIds = ops.filter((o) => o.kind === 'insert').map((o) => o.doc.id as string);
+    const insertedIds = ops.filter((o) => o.kind === 'insert' || o.revived).map((o) => o.doc.id as string);
     const replaced = ops.length - insertedIds.length;
     // Runs of statements, in document order.
     const runs: Op[][] = [];

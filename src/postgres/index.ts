@@ -62,9 +62,8 @@ export async function openPostgres<C extends CatalogueShape = BuiltinCatalogue>(
   if (typeof source === 'string' && source === '') throw new TypeError('openPostgres: the connection string is empty');
   const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'openPostgres', OWN_OPTIONS);
   // Refused rather than silently not kept.
-  if (settings.softDelete.length) throw new TypeError('openPostgres: softDelete is not available on PostgreSQL yet (SQLite stores have it)');
-  if (options.citus && (settings.history.length || settings.changeFeed || settings.activityLog)) {
-    throw new TypeError('openPostgres: history, changeFeed and activityLog are not available with the Citus layout (its tables hold no triggers)');
+  if (options.citus && (settings.history.length || settings.changeFeed || settings.activityLog || settings.softDelete.length)) {
+    throw new TypeError('openPostgres: history, changeFeed, activityLog and softDelete are not available with the Citus layout');
   }
   // A `schema` parameter of the connection string names the schema (a store configured by one URL); pg never sees it.
   // Its query string is read apart: a socket URL (`postgres://u@/db?host=/run/postgresql`) is no WHATWG URL.

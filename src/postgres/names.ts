@@ -53,6 +53,14 @@ export function indexName(prefix: 'ux' | 'ix', type: string, fields: readonly st
 }
 
 /**
+ * A unique key that holds among live documents only (soft delete): a partial index.
+ * @example liveIndexName('Well', ['pwi']) // 'ux._well.pwi~live'
+ */
+export function liveIndexName(type: string, fields: readonly string[]): string {
+  return fitName(`ux.${encodeName(type)}.${fields.map(encodeName).join('.')}~live`);
+}
+
+/**
  * The GiST index on the point of one GeoPoint field.
  * @example geoIndexName('Well', 'surfaceLoc') // 'gx._well.surface_loc'
  */

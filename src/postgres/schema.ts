@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
 import { fieldExpr, pointExpr } from './compile.js';
-import { docsTable, geoIndexName, ident, indexName, META_TABLE, qualified } from './names.js';
+import { docsTable, geoIndexName, ident, indexName, liveIndexName, META_TABLE, qualified } from './names.js';
 import { pgJournalSchema, type PgJournalOptions } from './journal.js';
 
 export interface PgSchemaOptions {
@@ -19,6 +19,16 @@ export interface PgSchemaOptions {
   readonly distribution?: ReadonlyMap<string, DistributionKey>;
   /** Version history and the change feed (journal.ts); absent: none. */
   readonly journal?: PgJournalOptions;
+  /** Types with soft delete: their unique keys hold among live documents only (partial indexes). */
+  readonly softDelete?: readonly string[];
+}
+
+/**
+ * What a live document has: no `deletedAt`. The predicate of the partial unique indexes of a type with soft delete,
+ * written as the query compiler writes `deletedAt` null, so the planner sees a live query implies it.
+ */
+export function liveTerm(info: TypeInfo, doc?: string): string {
+  return `${fieldExpr(info.fields.get('deletedAt')!, doc)} IS NULL`;
 }
 
 /** How a type is spread over a Citus cluster: the column `dk` holds this field of the document (or its id). */
@@ -58,10 +68,17 @@ function typeSchema(schema: string, info: TypeInfo, opts: PgSchemaOptions): stri
     `CREATE UNIQUE INDEX IF NOT EXISTS ${ident(indexName('ux', info.name, ['id']))} ON ${t} (${lead}id)`,
   ];
   // The id's unique index is made above, with the distribution column.
+  const soft = opts.softDelete?.includes(info.name) ?? false;
   for (const spec of indexesOf(info, opts, [{ fields: ['id'], unique: true }])) {
     const name = indexName(spec.unique ? 'ux' : 'ix', info.name, spec.fields);
     // NULLS FIRST: read forward it is the ascending sort (null and missing first), backward the descending one.
     const exprs = spec.fields.map((f) => `${fieldExpr(info.fields.get(f)!)} NULLS FIRST`).join(', ');
+    if (spec.unique && soft) {
+      // A deleted document's key may be used again: the partial index first, then the full one (if any) goes.
+      sql.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${ident(liveIndexName(info.name, spec.fields))} ON ${t} (${lead}${exprs}) WHERE ${liveTerm(info)}`);
+      sql.push(`DROP INDEX IF EXISTS ${qualified(schema, name)}`);
+      continue;
+    }
     sql.push(`CREATE ${spec.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${ident(name)} ON ${t} (${spec.unique ? lead : ''}${exprs})`);
   }
   for (const field of info.geoPointFields) {
@@ -88,6 +105,9 @@ export function schemaPlan(schema: string, catalogue: Catalogue, opts: PgSchemaO
     `CREATE TABLE IF NOT EXISTS ${qualified(schema, META_TABLE)} (key text PRIMARY KEY, value text NOT NULL)`,
     ...catalogue.names.flatMap((name) => typeSchema(schema, catalogue.resolve(name)!, opts)),
     ...(opts.journal ? pgJournalSchema(schema, catalogue, opts.journal) : []),
+    ...(opts.softDelete?.length
+      ? [`INSERT INTO ${qualified(schema, META_TABLE)} (key, value) VALUES ('softDelete', '${JSON.stringify(opts.softDelete)}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`]
+      : []),
   ];
   const fingerprint = createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex');
   return { statements, fingerprint };
@@ -99,7 +119,8 @@ export function schemaPlan(schema: string, catalogue: Catalogue, opts: PgSchemaO
  * @example fieldsOfIndexDef(`CREATE UNIQUE INDEX x ON t USING btree (((doc ->> 'pwi'::text) COLLATE "C"))`) // ['pwi']
  */
 export function fieldsOfIndexDef(def: string): string[] {
-  const columns = /\((.*)\)\s*$/s.exec(def.replace(/^.*? USING \w+ /s, ''))?.[1] ?? '';
+  // A partial index's WHERE clause (soft delete's live term) is no part of its key.
+  const columns = /\((.*)\)\s*$/s.exec(def.replace(/^.*? USING \w+ /s, '').replace(/\sWHERE\s[\s\S]*$/, ''))?.[1] ?? '';
   const fields: string[] = [];
   for (const m of columns.matchAll(/doc ->>? '([A-Za-z_][A-Za-z0-9_]*)'::text|(?<![\w"'.])(id)(?![\w"'])/g)) {
     const f = m[1] ?? m[2]!;

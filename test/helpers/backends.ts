@@ -42,7 +42,7 @@ let made = 0;
 /** Options that change the tables and indexes (the others live in the store, not the schema). */
 function shapeOf(options: OpenOptions): string {
   // The journal's options make triggers and tables: a schema per set of them too.
-  const journal = [options.history ?? null, options.changeFeed ?? null, options.changeRetention ?? null];
+  const journal = [options.history ?? null, options.changeFeed ?? null, options.changeRetention ?? null, options.softDelete ?? null];
   return JSON.stringify([options.indexes ?? null, options.uniqueKeys ?? null, options.types ?? null, options.schemaVersion ?? null, ...journal]);
 }
 
