@@ -35,6 +35,21 @@ export interface OpenDbOptions {
   /** Added to the "no such database file" message. */
   hint?: string;
   onError?: OpenOptions['onError'];
+  /** The journal and soft delete (serve's --history, --change-feed, --activity-log, --soft-delete). */
+  journal?: JournalOptions;
+}
+
+/** The open options the CLI's journal flags set. */
+export type JournalOptions = Pick<OpenOptions, 'history' | 'changeFeed' | 'activityLog' | 'softDelete'>;
+
+/**
+ * A flag's list of types: `all` for every type (true), else comma-separated names (checked when the store opens).
+ * @example typesFlag('Well,DailyProduction') // ['Well', 'DailyProduction']
+ */
+export function typesFlag(value: string): true | string[] {
+  const v = value.trim();
+  if (v === 'all') return true;
+  return v.split(',').map((t) => t.trim()).filter(Boolean);
 }
 
 /**
@@ -43,7 +58,7 @@ export interface OpenDbOptions {
  * @example const store = await openDb('postgres://etl@127.0.0.1/wells?schema=wells');
  */
 export async function openDb(db: string, options: OpenDbOptions = {}): Promise<DynamicStore | string> {
-  const settings: OpenOptions = options.onError ? { onError: options.onError } : {};
+  const settings: OpenOptions = { ...(options.journal ?? {}), ...(options.onError ? { onError: options.onError } : {}) };
   if (isPostgresUrl(db)) {
     try {
       const { openPostgres } = await import('../postgres/index.js');

@@ -3,7 +3,7 @@ import { Command, InvalidArgumentError } from 'commander';
 // Inlined by the bundler: the built dist/cli.js knows its version wherever it is run from.
 import pkg from '../../package.json' with { type: 'json' };
 import { exportCommand, importCommand } from './commands.js';
-import { shownDb } from './db.js';
+import { shownDb, typesFlag, type JournalOptions } from './db.js';
 import { serve } from './serve.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -34,10 +34,20 @@ program
   .option('--basic-auth <file>', 'JSON file { "appId": "secret", … }: require HTTP Basic auth')
   .option('--workers <n>', 'SQLite: worker threads that serve reads (default: the CPU count; 0: every request on the main thread)', integer('--workers', 0, 256))
   .option('--max-query-ms <ms>', 'SQLite: stop a request after this long and answer 503 TIMEOUT (0: never)', integer('--max-query-ms', 0, 2 ** 31 - 1), 30_000)
-  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number }) => {
+  .option('--history <types>', "keep a VersionDocument per change of these types (comma-separated, or 'all'); stays on in the database")
+  .option('--change-feed', 'keep change events, served at GET /api/data/changes; stays on in the database')
+  .option('--activity-log', 'write an ActivityLog document per write request')
+  .option('--soft-delete <types>', "delete stamps these types' documents instead of removing them (comma-separated, or 'all'); stays on in the database")
+  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number; history?: string; changeFeed?: boolean; activityLog?: boolean; softDelete?: string }) => {
     let running;
+    const journal = {
+      ...(o.history ? { history: typesFlag(o.history) } : {}),
+      ...(o.changeFeed ? { changeFeed: true } : {}),
+      ...(o.activityLog ? { activityLog: true } : {}),
+      ...(o.softDelete ? { softDelete: typesFlag(o.softDelete) } : {}),
+    } as JournalOptions;
     try {
-      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, workers: o.workers, maxQueryMs: o.maxQueryMs });
+      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, workers: o.workers, maxQueryMs: o.maxQueryMs, journal });
     } catch (e) {
       fatal((e as Error).message);
     }

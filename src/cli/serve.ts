@@ -8,7 +8,7 @@ import { createNodeHandler } from '../http/node.js';
 import { configureServer } from '../http/server.js';
 import { sampleData } from '../sample.js';
 import { createPool, type PooledStore } from '../server/pool.js';
-import { isPostgresUrl, openDb, shownDb } from './db.js';
+import { isPostgresUrl, openDb, shownDb, type JournalOptions } from './db.js';
 
 export interface ServeOptions {
   /** A SQLite file (created if missing) or a PostgreSQL connection string (`postgres://…`, `?schema=` names the schema). */
@@ -26,6 +26,8 @@ export interface ServeOptions {
   workers?: number;
   /** SQLite: a request still running after this long is stopped and answers 503 TIMEOUT (default 30,000; 0: never). */
   maxQueryMs?: number;
+  /** History, change feed, activity log, soft delete (README "Journal"); once on, the file keeps history, feed and soft delete. */
+  journal?: JournalOptions;
   /** SQLite: the pool's worker script (default: dist/server-worker.js beside the CLI); tests pass a bundle. */
   workerScript?: string;
   log?: (line: string) => void;
@@ -93,7 +95,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const stack = (e: unknown) => (e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e));
   // Every 500 is logged with its cause; the answer itself only says "internal error" (and the request id).
   const onError = (e: unknown, requestId: string) => log(`internal error (request ${requestId}): ${stack(e)}`);
-  const opened = await openDb(opts.db, { create: true, onError });
+  const opened = await openDb(opts.db, { create: true, onError, journal: opts.journal });
   if (typeof opened === 'string') throw new Error(opened);
   let store: DynamicStore | PooledStore = opened;
   try {
@@ -107,6 +109,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       await opened.close();
       const maxQueryMs = opts.maxQueryMs ?? DEFAULT_MAX_QUERY_MS;
       store = await createPool(opts.db, {
+        ...(opts.journal ?? {}),
         onError,
         maxQueryMs: maxQueryMs === 0 ? Infinity : maxQueryMs,
         maxQueued: DEFAULT_MAX_QUEUED,

@@ -283,6 +283,29 @@ describe('the built CLI', () => {
     expect(await served.stop()).toBe(0);
   });
 
+  it('serve --history --change-feed --activity-log --soft-delete turns the journal on, served at /data/changes', async () => {
+    const db = join(dir, 'journal.db');
+    const served = await startServe(cli.path, ['--db', db, '--port', '0', '--history', 'Well', '--change-feed', '--activity-log', '--soft-delete', 'all'], dir);
+    const post = async (path: string, method: string, body: unknown) =>
+      (await (await fetch(`${served.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as {
+        data: Record<string, unknown>[];
+        count: number;
+        insertedIds: string[];
+      };
+    const ins = await post('/data', 'POST', { type: 'Well', data: [{ pwi: 'W1' }] });
+    expect((await post('/data', 'DELETE', { type: 'Well', query: { pwi: 'W1' } })).count).toBe(1);
+    const feed = (await (await fetch(`${served.url}/data/changes?type=Well&since=0&wait=0`)).json()) as { data: { op: string; id: string }[] };
+    expect(feed.data.map((e) => [e.op, e.id])).toEqual([
+      ['insert', ins.insertedIds[0]],
+      ['delete', ins.insertedIds[0]],
+    ]);
+    expect((await post('/data/query', 'POST', { type: 'VersionDocument', query: { oid: ins.insertedIds[0] } })).count).toBe(2);
+    expect((await post('/data/query', 'POST', { type: 'ActivityLog', query: {} })).count).toBe(2);
+    // Soft: the Well is still there for includeDeleted.
+    expect((await post('/data/query', 'POST', { type: 'Well', query: {}, options: { includeDeleted: true } })).count).toBe(1);
+    expect(await served.stop()).toBe(0);
+  });
+
   it('serve --sample loads the sample once and says how many documents, as the README does', async () => {
     const db = join(dir, 'sample.db');
     const { wells, daily } = sampleData();
