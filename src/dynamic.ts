@@ -313,15 +313,23 @@ export class DynamicStore {
     const signal = o.signal;
     const ended = () => this.#core.closed || signal?.aborted === true;
     let seen = '';
-    while (!ended()) {
+    // An atomic load holds this connection's transaction open (its events are not committed): the feed is read
+    // outside it, as any request runs after it.
+    const settled = async () => {
+      while (this.#core.gate) await this.#core.gate;
+      return !ended();
+    };
+    while (await settled()) {
       const version = await feed.version();
       if (version !== seen) {
         // Remembered before reading: a commit while reading is read on the next round.
         seen = version;
         // Every event up to here has committed (SQLite's writers take turns, so seq order is commit order): the
         // position moves past those that did not match too, and they are not scanned again.
+        if (!(await settled())) return;
         const upto = (await feed.bounds()).last;
         for (;;) {
+          if (!(await settled())) return;
           const events = await feed.read(after, 1000, info, plan);
           for (const e of events) {
             after = e.seq;
@@ -354,6 +362,7 @@ export class DynamicStore {
       const { feed, info, plan, after } = await this.#feedFrom(type, o);
       const deadline = performance.now() + waitMs;
       for (;;) {
+        while (this.#core.gate) await this.#core.gate;
         const data = await feed.read(after, limit, info, plan);
         const left = deadline - performance.now();
         if (data.length || left <= 0 || this.#core.closed || o.signal?.aborted) return envelope({ data });
@@ -369,6 +378,7 @@ export class DynamicStore {
     if (o.since !== undefined && (!Number.isSafeInteger(o.since) || o.since < 0)) throw requestError('INVALID_REQUEST', 'since: expected a non-negative integer (an event seq)', { field: 'since' });
     if (o.query !== undefined && type === undefined) throw requestError('INVALID_REQUEST', 'query: a query of the change feed needs a type', { field: 'query' });
     const feed = this.#core.backend.feed;
+    while (this.#core.gate) await this.#core.gate;
     if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
     const info = type === undefined ? null : this.#resolve(type);
     const plan = info && o.query !== undefined ? parsePlan(this.#ctx(info), o.query, undefined) : null;

@@ -253,6 +253,31 @@ describe.each(backends())('change feed on $name', (backend) => {
   });
 });
 
+describe('change feed beside an atomic load', () => {
+  it('yields nothing of an atomic load before it commits, and nothing of one that rolled back', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    async function* source() {
+      yield { pwi: 'L1' };
+      await held;
+      yield { pwi: 'L1' }; // a duplicate: the atomic load rolls back
+    }
+    const loading = store.load('Well', source(), { atomic: true, batchSize: 1 });
+    await tick();
+    // The load's first document is in its open transaction, on the watch's connection: not yet an event.
+    const got = collect(store.watch('Well', { since: 0 }), 2);
+    await tick(80);
+    expect(got.seen).toEqual([]);
+    release();
+    expect((await loading).count).toBe(0);
+    await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+    await got.done;
+    expect(got.seen.map((e) => e.doc.pwi)).toEqual(['A', 'B']);
+    store.close();
+  });
+});
+
 describe('change feed on SQLite files', () => {
   it('sees the commits of another connection on the file, and ends when the loop breaks or the store closes', async () => {
     const t = tempDir();
