@@ -233,6 +233,8 @@ export async function writeReport({ root, results }) {
     '',
     `**Machine:** ${meta.machine.cpu}, ${meta.machine.cores} cores, ${meta.machine.memoryGB.toFixed(1)} GB RAM, ${meta.machine.os}; Node ${meta.machine.node}; SQLite ${meta.machine.sqlite} (better-sqlite3 ${meta.versions['better-sqlite3']}).`,
     '',
+    '![every workload and system, ms per operation](REPORT.svg)',
+    '',
     markdown(rows, meta, meta.workloads, meta.queries),
     '## Findings',
     '',
@@ -241,7 +243,9 @@ export async function writeReport({ root, results }) {
     ...(postgres ? [postgres, ''] : []),
   ].join('\n');
   fs.writeFileSync(file, text);
-  console.log(`wrote ${path.relative(process.cwd(), file)}`);
+  // The chart of the same run, beside the report (the one other file the report checks in).
+  fs.writeFileSync(path.join(root, 'bench', 'REPORT.svg'), svg(rows, meta, meta.workloads));
+  console.log(`wrote ${path.relative(process.cwd(), file)} and its chart, bench/REPORT.svg`);
 }
 
 const POSTGRES_SECTION = /<!-- postgres -->[\s\S]*<!-- \/postgres -->/;
