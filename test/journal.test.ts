@@ -278,6 +278,31 @@ describe('change feed beside an atomic load', () => {
   });
 });
 
+describe('the journal and hand-written SQL', () => {
+  it("records a delete by a connection that set no context at the clock, never as the store's last request", async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true, history: ['Well'] });
+    await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+    const ours = await store.delete('Well', { pwi: 'A' }, { activityId: 'ours' });
+    expect(ours.count).toBe(1);
+    // The same connection, as an application's own SQL would use it.
+    expect(store.database.prepare(`DELETE FROM "docs_Well" WHERE json_extract(doc, '$.pwi') = 'B'`).run().changes).toBe(1);
+    const events = (await store.dynamic.changes(undefined, { since: 0 })).data;
+    expect(events.map((e) => [e.op, e.doc.pwi, e.activityId])).toEqual([
+      ['insert', 'A', expect.any(String)],
+      ['insert', 'B', expect.any(String)],
+      ['delete', 'A', 'ours'],
+      ['delete', 'B', null],
+    ]);
+    expect(Date.parse(events[3]!.at)).toBeGreaterThan(Date.parse('2020-01-01'));
+    const versions = (await store.query('VersionDocument', { event: 'delete' }, { sortBy: 'versionTimestamp' })).data;
+    expect(versions.map((v) => [(v.body as { pwi?: string }).pwi, v.createdActivityId ?? null, Number.isSafeInteger(v.versionTimestamp)])).toEqual([
+      ['A', 'ours', true],
+      ['B', null, true],
+    ]);
+    store.close();
+  });
+});
+
 describe('change feed on SQLite files', () => {
   it('sees the commits of another connection on the file, and ends when the loop breaks or the store closes', async () => {
     const t = tempDir();

@@ -52,9 +52,12 @@ BEGIN
     own := ev <> 'delete';
   END IF;`;
 
+// A delete by a client that set no context (hand-written SQL) is recorded at the server's clock, with no activity.
+const NOW_MS = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
+const NOW_ISO = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const ACTIVITY = `CASE WHEN own THEN r.doc->>'lastUpdatedActivityId' ELSE ctx->>'activity' END`;
-const AT = `CASE WHEN own THEN r.doc->>'updatedAt' ELSE ctx->>'at' END`;
-const MS = `CASE WHEN own THEN (r.doc->>'modifiedTimestamp')::numeric::bigint ELSE (ctx->>'ms')::bigint END`;
+const AT = `CASE WHEN own THEN r.doc->>'updatedAt' ELSE COALESCE(ctx->>'at', ${NOW_ISO}) END`;
+const MS = `CASE WHEN own THEN (r.doc->>'modifiedTimestamp')::numeric::bigint ELSE COALESCE((ctx->>'ms')::bigint, ${NOW_MS}) END`;
 const BY = `CASE WHEN own THEN r.doc->>'updatedBy' ELSE ctx->>'by' END`;
 
 /** DDL of the journal in a schema; empty when neither feature is on. Functions are replaced, triggers created or replaced. */

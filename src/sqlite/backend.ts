@@ -12,7 +12,7 @@ import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema } from './schema.js';
-import { journals, SET_CONTEXT } from './journal.js';
+import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache, onePassPays } from './plans.js';
 
 const BUSY_ATTEMPTS = 3;
@@ -133,6 +133,7 @@ export class SqliteBackend implements Backend {
         ? () => {
             if (context) this.#statements.get(SET_CONTEXT).run(op, journal.activityId, journal.at, Date.parse(journal.at), journal.userId);
             const r = fn();
+            if (context) this.#statements.get(CLEAR_CONTEXT).run();
             if (log) {
               const c = j!.counts(r);
               // A soft delete is an update of the rows, and what it did is deleting them.
@@ -141,7 +142,7 @@ export class SqliteBackend implements Backend {
             return r;
           }
         : fn;
-    const n = statements + (context ? 1 : 0) + (log ? 1 : 0);
+    const n = statements + (context ? 2 : 0) + (log ? 1 : 0);
     // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
     const r = this.#retry(() => (n === 1 ? run() : (this.#tx.immediate(run) as T)));
     this.#commits++;

@@ -26,7 +26,10 @@ const CONTEXT = `(SELECT op, activity, at, ms, by FROM ${CONTEXT_TABLE} WHERE k 
 
 /** What one trigger kind reads: the row (new or old), the activity, time (ISO and ms) and user of the change. */
 function sources(op: 'ai' | 'au' | 'ad') {
-  if (op === 'ad') return { row: 'old', event: `CASE c.op WHEN 'purge' THEN 'purge' ELSE 'delete' END`, activity: 'c.activity', at: 'c.at', ms: 'c.ms', by: 'c.by' };
+  // A delete by a connection that set no context (hand-written SQL) is recorded at the clock, with no activity.
+  const at = `COALESCE(c.at, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+  const ms = `COALESCE(c.ms, CAST(round((julianday('now') - 2440587.5) * 86400000) AS INTEGER))`;
+  if (op === 'ad') return { row: 'old', event: `CASE c.op WHEN 'purge' THEN 'purge' ELSE 'delete' END`, activity: 'c.activity', at, ms, by: 'c.by' };
   const f = (name: string) => `json_extract(new.doc, '$.${name}')`;
   // A soft delete is an update of the row that the request's context names a delete.
   if (op === 'ai') return { row: 'new', event: `'insert'`, activity: f('lastUpdatedActivityId'), at: f('updatedAt'), ms: `CAST(${f('modifiedTimestamp')} AS INTEGER)`, by: f('updatedBy') };
@@ -36,8 +39,8 @@ function sources(op: 'ai' | 'au' | 'ad') {
     row: 'new',
     event: `CASE c.op WHEN 'replace' THEN 'replace' WHEN 'delete' THEN 'delete' ELSE 'update' END`,
     activity: soft('c.activity', f('lastUpdatedActivityId')),
-    at: soft('c.at', f('updatedAt')),
-    ms: soft('c.ms', `CAST(${f('modifiedTimestamp')} AS INTEGER)`),
+    at: soft(at, f('updatedAt')),
+    ms: soft(ms, `CAST(${f('modifiedTimestamp')} AS INTEGER)`),
     by: soft('c.by', f('updatedBy')),
   };
 }
@@ -97,3 +100,6 @@ export function journals(db: { prepare(sql: string): { pluck(): { get(): unknown
 
 /** Sets the request's context row; run first in a transaction that replaces, updates or deletes. */
 export const SET_CONTEXT = `UPDATE ${CONTEXT_TABLE} SET op = ?, activity = ?, at = ?, ms = ?, by = ? WHERE k = 1`;
+
+/** Clears it again before the commit: a later write of a connection that sets none (hand-written SQL) is not taken for this request's. */
+export const CLEAR_CONTEXT = `UPDATE ${CONTEXT_TABLE} SET op = NULL, activity = NULL, at = NULL, ms = NULL, by = NULL WHERE k = 1`;

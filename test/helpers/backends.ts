@@ -46,13 +46,19 @@ function shapeOf(options: OpenOptions): string {
   return JSON.stringify([options.indexes ?? null, options.uniqueKeys ?? null, options.types ?? null, options.schemaVersion ?? null, ...journal]);
 }
 
-/** Empties a schema's documents and change events (TRUNCATE: no journal trigger fires), seqs starting over. */
+/**
+ * Empties a schema (DELETE: far cheaper than TRUNCATE on small tables, thousands of times per property test). The
+ * journal's triggers fire on those deletes, so its own tables are emptied last and the feed's seq starts over.
+ */
 async function empty(p: pg.Pool, schema: string): Promise<void> {
-  const { rows } = await p.query<{ t: string }>(
-    `SELECT format('%I.%I', schemaname, tablename) AS t FROM pg_tables WHERE schemaname = $1 AND (tablename LIKE 'docs\\_%' OR tablename = 'cd_changes')`,
+  const { rows } = await p.query<{ t: string; name: string }>(
+    `SELECT format('%I.%I', schemaname, tablename) AS t, tablename AS name FROM pg_tables WHERE schemaname = $1 AND (tablename LIKE 'docs\\_%' OR tablename = 'cd_changes')`,
     [schema],
   );
-  if (rows.length) await p.query(`TRUNCATE ${rows.map((r) => r.t).join(', ')} RESTART IDENTITY`);
+  const journal = (n: string) => n === 'cd_changes' || n === 'docs_VersionDocument';
+  const statements = [...rows.filter((r) => !journal(r.name)), ...rows.filter((r) => journal(r.name))].map((r) => `DELETE FROM ${r.t}`);
+  if (rows.some((r) => r.name === 'cd_changes')) statements.push(`ALTER SEQUENCE ${pg.escapeIdentifier(schema)}.cd_changes_seq_seq RESTART`);
+  if (statements.length) await p.query(statements.join(';'));
 }
 
 let hooked = false;
