@@ -304,6 +304,30 @@ describe('the journal and hand-written SQL', () => {
 });
 
 describe('change feed on SQLite files', () => {
+  it('resumes after a restart from the last seq it saw, with exactly the events written meanwhile', async () => {
+    const t = tempDir();
+    const file = t.file('restart.db');
+    const first = DataStore.open(file, { changeFeed: true });
+    await first.insert('Well', [{ pwi: 'A' }]);
+    const seen = (await first.dynamic.changes(undefined, { since: 0 })).data;
+    const last = seen[seen.length - 1]!.seq;
+    first.close();
+    // Another process writes while the watcher is down.
+    const other = DataStore.open(file);
+    await other.insert('Well', [{ pwi: 'B' }]);
+    await other.update('Well', { pwi: 'A' }, { name: 'a' });
+    other.close();
+    const again = DataStore.open(file);
+    const resumed = collect(again.watch(undefined, { since: last }), 2);
+    await resumed.done;
+    expect(resumed.seen.map((e) => [e.op, e.doc.pwi])).toEqual([
+      ['insert', 'B'],
+      ['update', 'A'],
+    ]);
+    again.close();
+    t.cleanup();
+  });
+
   it('sees the commits of another connection on the file, and ends when the loop breaks or the store closes', async () => {
     const t = tempDir();
     const file = t.file('feed.db');
