@@ -16,6 +16,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { generateWells } from './generate.mjs';
+import { writeSection } from './report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, def) => {
@@ -282,12 +283,7 @@ function writeReport(r) {
     bulkTargets(r, best),
     '<!-- /bulk -->',
   ];
-  const file = path.join(root, 'bench', 'REPORT.md');
-  const old = fs.readFileSync(file, 'utf8');
-  const section = /<!-- bulk -->[\s\S]*<!-- \/bulk -->/;
-  // Inside the hand-kept Findings, which `bench/run.mjs --report` preserves.
-  const text = section.test(old) ? old.replace(section, () => lines.join('\n')) : old.includes('<!-- /findings -->') ? old.replace('<!-- /findings -->', () => `${lines.join('\n')}\n<!-- /findings -->`) : `${old.trimEnd()}\n\n${lines.join('\n')}\n`;
-  fs.writeFileSync(file, text);
+  writeSection(root, 'bulk', lines);
   console.error(lines.slice(1, -1).join('\n'));
 }
 

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { generateWells, pwiOf } from './generate.mjs';
+import { writeSection } from './report.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { DataStore } = await import(pathToFileURL(path.join(root, 'dist', 'index.js')).href);
@@ -167,10 +168,6 @@ if (process.argv.includes('--report')) {
     `Change feed: a second process's insert reaches \`watch()\` in a median of ${latency.median.toFixed(1)} ms (p90 ${latency.p90.toFixed(1)} ms, ${latency.n} events, the default 25 ms poll; target ≤ 100 ms: ${latency.median <= 100 ? 'met' : 'missed'}).`,
     '<!-- /journal -->',
   ];
-  const file = path.join(root, 'bench', 'REPORT.md');
-  const old = fs.readFileSync(file, 'utf8');
-  const section = /<!-- journal -->[\s\S]*<!-- \/journal -->/;
-  const text = section.test(old) ? old.replace(section, () => lines.join('\n')) : old.includes('<!-- /findings -->') ? old.replace('<!-- /findings -->', () => `${lines.join('\n')}\n<!-- /findings -->`) : `${old.trimEnd()}\n\n${lines.join('\n')}\n`;
-  fs.writeFileSync(file, text);
+  writeSection(root, 'journal', lines);
   console.log(lines.slice(1, -1).join('\n'));
 }

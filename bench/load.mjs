@@ -5,10 +5,11 @@
 // Usage: node bench/load.mjs [--seconds 60] [--connections 64] [--only pool|single] [--report]
 import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { writeSection } from './report.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -101,11 +102,7 @@ if (writeReport) {
     ...reports.map((r) => `| ${r.label} | ${n(r.requests)} | ${n(r.requestsPerSec)} | ${single ? (r.requestsPerSec / single.requestsPerSec).toFixed(2) + '×' : '–'} | ${r.latencyMs.p50} | ${r.latencyMs.p97_5} | ${r.latencyMs.p99} | ${n(r.latencyMs.max)} | ${r.errors} | ${r.timeouts} | ${r.non2xx} | ${r.rssMb.at10s} / ${r.rssMb.end} / ${r.rssMb.max} |`),
     '<!-- /load -->',
   ];
-  const file = new URL('./REPORT.md', import.meta.url).pathname;
-  const old = existsSync(file) ? readFileSync(file, 'utf8') : '# consolidata benchmark report\n';
-  const section = /<!-- load -->[\s\S]*<!-- \/load -->/;
-  const text = section.test(old) ? old.replace(section, () => lines.join('\n')) : `${old.trimEnd()}\n\n${lines.join('\n')}\n`;
-  writeFileSync(file, text);
+  writeSection(new URL('..', import.meta.url).pathname, 'load', lines);
   console.log(lines.slice(1, -1).join('\n'));
 }
 process.exit(failed ? 1 : 0);

@@ -217,6 +217,25 @@ export function writeOutputs({ results, rows, meta, workloads, queries }) {
   console.log(`\nwrote ${['latest.json', 'latest.meta.json', 'latest.md', 'latest.svg'].map((f) => path.join(path.relative(process.cwd(), results), f)).join(', ')}`);
 }
 
+/**
+ * Writes one section of another bench (`lines` open with `<!-- name -->` and close with `<!-- /name -->`) into
+ * bench/REPORT.md: in its place when it is there, else inside the hand-kept Findings (which `bench/run.mjs --report`
+ * preserves), else at the end.
+ * @example writeSection(root, 'journal', ['<!-- journal -->', '…', '<!-- /journal -->'])
+ */
+export function writeSection(root, name, lines) {
+  const file = path.join(root, 'bench', 'REPORT.md');
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# consolidata benchmark report\n';
+  const text = lines.join('\n');
+  const section = new RegExp(`<!-- ${name} -->[\\s\\S]*<!-- /${name} -->`);
+  const out = section.test(old)
+    ? old.replace(section, () => text)
+    : old.includes('<!-- /findings -->')
+      ? old.replace('<!-- /findings -->', () => `${text}\n<!-- /findings -->`)
+      : `${old.trimEnd()}\n\n${text}\n`;
+  fs.writeFileSync(file, out);
+}
+
 /** bench/REPORT.md from the latest results; a hand-written "Findings" section between the markers is kept. */
 export async function writeReport({ root, results }) {
   const rows = JSON.parse(fs.readFileSync(path.join(results, 'latest.json'), 'utf8'));

@@ -12,7 +12,7 @@ import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from
 import type { Backend, ChangeEvent, ChangeFeed, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
 import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS, shown } from './limits.js';
-import type { QueryPlan } from './query/ast.js';
+import type { Condition, QueryPlan } from './query/ast.js';
 import { encodeCursor } from './query/cursor.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
@@ -76,6 +76,16 @@ interface Core {
   closed: boolean;
   /** Set while an atomic load holds its transaction open: other requests wait for it (on one connection they would join it). */
   gate: Promise<unknown> | null;
+  /** Per type with soft delete, the condition leaving soft-deleted documents out (see #scope), parsed once. */
+  readonly live: Map<string, readonly Condition[]>;
+}
+
+/** A write request's journal as the façade keeps it: what the backend is given, and what became of its log entry. */
+interface RequestJournal extends Journal {
+  /** True once the backend took the log entry into the request's transaction. */
+  logged: boolean;
+  /** The log entry of a request refused before it wrote anything, naming the error; absent without the activity log. */
+  readonly refusal?: (error: EnvelopeError) => StoredDoc;
 }
 
 export interface LoadOptions extends WriteOptions {
@@ -154,7 +164,7 @@ export class DynamicStore {
    * other backends build theirs. The backend must have been made with the same settings.
    */
   static over(backend: Backend, settings: Settings): DynamicStore {
-    return new DynamicStore({ backend, settings, closed: false, gate: null }, settings.userId);
+    return new DynamicStore({ backend, settings, closed: false, gate: null, live: new Map() }, settings.userId);
   }
 
   /** The SQLite backend, or a TypeError naming the member that needs one. */
@@ -431,7 +441,7 @@ export class DynamicStore {
   async insertMany(parts: readonly { type: string; docs: unknown }[], options?: WriteOptions): Promise<Envelope<never>[]> {
     this.#open();
     const types = Array.isArray(parts) ? parts.map((p) => (isPlainObject(p) ? p.type : undefined)) : [];
-    let journal: Journal;
+    let journal: RequestJournal;
     try {
       journal = this.#journal('insertMany', types, options);
     } catch (e) {
@@ -498,7 +508,7 @@ export class DynamicStore {
     const stopOnError = o.stopOnError === true;
     const { backend, settings } = this.#core;
     let info: TypeInfo;
-    let journal: Journal;
+    let journal: RequestJournal;
     try {
       journal = this.#journal('load', [type], o.activityId === undefined ? undefined : { activityId: o.activityId });
     } catch (e) {
@@ -626,14 +636,8 @@ export class DynamicStore {
    * The ActivityLog document of a load, in a transaction of its own after the load's last one (a load commits batch
    * by batch: there is no one transaction to write it in). A failure to write it goes to onError.
    */
-  async #logLoad(journal: Journal, written: number, errors: readonly EnvelopeError[]): Promise<void> {
-    const info = this.#core.settings.catalogue.resolve('ActivityLog');
-    if (!journal.log || !info) return;
-    try {
-      await this.#core.backend.insert(info, [journal.log({ created: written, modified: 0, deleted: 0, errors })], false, 1);
-    } catch (e) {
-      this.#failure(e);
-    }
+  #logLoad(journal: Journal, written: number, errors: readonly EnvelopeError[]): Promise<void> {
+    return this.#logApart(journal.log?.({ created: written, modified: 0, deleted: 0, errors }));
   }
 
   /**
@@ -675,10 +679,7 @@ export class DynamicStore {
     return this.#write('delete', type, options, (journal) => {
       const info = this.#resolve(type);
       const plan = parsePlan(this.#ctx(info), query, undefined);
-      if (plan.conditions.length === 0) {
-        const message = 'Illegal operation attempted: a delete needs a non-empty query (it would remove every document); nothing was deleted';
-        return envelope<never>({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
-      }
+      if (plan.conditions.length === 0) return emptyQueryRefusal('delete', plan);
       if (this.#softDeletes(info)) {
         // Soft: the live matches are stamped, not removed (purge removes).
         const stamps = { deletedAt: journal.at, deletedBy: this.#userId, deletedActivityId: journal.activityId, deletedTimestamp: Date.parse(journal.at) };
@@ -697,10 +698,7 @@ export class DynamicStore {
     return this.#write('purge', type, options, (journal) => {
       const info = this.#resolve(type);
       const plan = parsePlan(this.#ctx(info), query, undefined);
-      if (plan.conditions.length === 0) {
-        const message = 'Illegal operation attempted: a purge needs a non-empty query (it would remove every document); nothing was removed';
-        return envelope<never>({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
-      }
+      if (plan.conditions.length === 0) return emptyQueryRefusal('purge', plan);
       return then(this.#core.backend.delete(info, plan, { ...journal, op: 'purge' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
   }
@@ -718,7 +716,8 @@ export class DynamicStore {
    */
   #scope(info: TypeInfo, plan: QueryPlan, includeDeleted = plan.includeDeleted): QueryPlan {
     if (includeDeleted || !this.#softDeletes(info)) return plan;
-    const live = parsePlan(this.#ctx(info), { deletedAt: null }, undefined).conditions;
+    let live = this.#core.live.get(info.name);
+    if (!live) this.#core.live.set(info.name, (live = parsePlan(this.#ctx(info), { deletedAt: null }, undefined).conditions));
     return { ...plan, conditions: [...plan.conditions, ...live] };
   }
 
@@ -729,44 +728,39 @@ export class DynamicStore {
   }
 
   /**
-   * Runs one request: misuse throws now; bad input becomes a failed envelope, anything unexpected an INTERNAL one
-   * whose cause goes to onError only (an answer never carries an engine message or a stack).
-   */
-  /**
    * Runs a write request under its activity id, which its envelope carries whatever the outcome. With the activity
    * log on, the backend writes the request's ActivityLog document in the request's transaction; a request that
    * wrote nothing because it was refused gets one in a transaction of its own.
    */
   async #write<T>(op: string, type: unknown, options: unknown, fn: (journal: Journal) => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
-    let journal: Journal | null = null;
+    let journal: RequestJournal | null = null;
     const env = await this.#run(() => fn((journal = this.#journal(op, [type], options))));
     if (journal === null) return env;
-    const j = journal as Journal & { logged?: boolean };
+    const j: RequestJournal = journal;
     if (!env.success && !j.logged) await this.#logRefusal(j, env);
     return { ...env, activityId: j.activityId };
   }
 
   /** The journal of a write request: its activity, time and user, and, with the activity log on, its log document. */
-  #journal(op: string, types: readonly unknown[], options: unknown): Journal {
+  #journal(op: string, types: readonly unknown[], options: unknown): RequestJournal {
     const { settings } = this.#core;
     const activityId = this.#activityOf(options);
     const at = settings.now();
-    const journal: Journal & { logged?: boolean; started?: number; types?: string[] } = { activityId, at, userId: this.#userId };
-    if (!settings.activityLog) return journal;
-    journal.started = performance.now();
-    journal.types = [...new Set(types.map((t) => (typeof t === 'string' ? (settings.catalogue.resolve(t)?.name ?? t.slice(0, LIMITS.nameLength)) : String(t))))];
-    const log = (done: WriteCounts, error?: EnvelopeError) => {
+    if (!settings.activityLog) return { activityId, at, userId: this.#userId, logged: false };
+    const started = performance.now();
+    const dataTypes = [...new Set(types.map((t) => (typeof t === 'string' ? (settings.catalogue.resolve(t)?.name ?? t.slice(0, LIMITS.nameLength)) : String(t))))];
+    const entry = (done: WriteCounts, error?: EnvelopeError) => {
       const end = settings.now();
       const doc: StoredDoc = {
         name: op,
         method: METHODS[op] ?? 'POST',
-        dataTypes: journal.types,
+        dataTypes,
         numDocsCreated: done.created,
         numDocsModified: done.modified,
         numDocsDeleted: done.deleted,
         startTime: at,
         endTime: end,
-        duration: performance.now() - journal.started!,
+        duration: performance.now() - started,
         hasError: !!error || done.errors.length > 0,
         toolName: settings.tool.name,
         toolVersion: settings.tool.version,
@@ -778,24 +772,34 @@ export class DynamicStore {
       }
       return this.#stamp(doc, at, activityId);
     };
-    (journal as { log?: Journal['log'] }).log = (done) => {
-      journal.logged = true;
-      return log(done);
+    const journal: RequestJournal = {
+      activityId,
+      at,
+      userId: this.#userId,
+      logged: false,
+      log: (done) => {
+        journal.logged = true;
+        return entry(done);
+      },
+      refusal: (e) => entry({ created: 0, modified: 0, deleted: 0, errors: [] }, e),
     };
-    (journal as { refusal?: (e: EnvelopeError) => StoredDoc }).refusal = (e) => log({ created: 0, modified: 0, deleted: 0, errors: [] }, e);
     return journal;
   }
 
+  /** The ActivityLog document of a refused request, in a transaction of its own. */
+  #logRefusal(journal: RequestJournal, env: Envelope<unknown>): Promise<void> {
+    return this.#logApart(journal.refusal?.(env.errors[0] ?? { code: 'INTERNAL', message: env.message ?? 'refused' }));
+  }
+
   /**
-   * Writes the ActivityLog document of a refused request in a transaction of its own. A failure to write it goes to
-   * onError: the request's answer stays the refusal.
+   * Writes an ActivityLog document in a transaction of its own (none without the activity log). A failure to write it
+   * goes to onError: the request's answer stays what it was.
    */
-  async #logRefusal(journal: Journal, env: Envelope<unknown>): Promise<void> {
-    const refusal = (journal as { refusal?: (e: EnvelopeError) => StoredDoc }).refusal;
+  async #logApart(doc: StoredDoc | undefined): Promise<void> {
     const info = this.#core.settings.catalogue.resolve('ActivityLog');
-    if (!refusal || !info) return;
+    if (!doc || !info) return;
     try {
-      await this.#core.backend.insert(info, [refusal(env.errors[0] ?? { code: 'INTERNAL', message: env.message ?? 'refused' })], false, 1);
+      await this.#core.backend.insert(info, [doc], false, 1);
     } catch (e) {
       this.#failure(e);
     }
@@ -815,6 +819,10 @@ export class DynamicStore {
     return id;
   }
 
+  /**
+   * Runs one request: misuse throws now; bad input becomes a failed envelope, anything unexpected an INTERNAL one
+   * whose cause goes to onError only (an answer never carries an engine message or a stack).
+   */
   #run<T>(fn: () => Envelope<T> | Promise<Envelope<T>>): Promise<Envelope<T>> {
     this.#open();
     // An atomic load holds the connection's one transaction: run after it, never inside it.
@@ -997,6 +1005,12 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The answer to a delete or purge with an empty query: refused, nothing removed, `success` as the service answers. */
+function emptyQueryRefusal(what: 'delete' | 'purge', plan: QueryPlan): Envelope<never> {
+  const message = `Illegal operation attempted: a ${what} needs a non-empty query (it would remove every document); nothing was ${what === 'delete' ? 'deleted' : 'removed'}`;
+  return envelope<never>({ count: 0, success: true, message, errors: [{ code: 'ILLEGAL_OPERATION', message }], issues: [...plan.issues] });
 }
 
 /** An async iterator over a sync iterable, without the per-item promise a `for await` over it would add beyond one. */

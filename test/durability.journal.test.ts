@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/store.js';
-import { startWorker } from './helpers/spawn.js';
+import { killAfterFirstAck, startWorker } from './helpers/spawn.js';
 
 const TRIALS = Number(process.env.CRASH_TRIALS ?? 4);
 let cleanup: (() => void)[] = [];
@@ -52,16 +52,7 @@ describe('journal crash safety', () => {
     for (let trial = 0; trial < TRIALS; trial++) {
       const file = t.file(`journal-${trial}.db`);
       const w = await startWorker([file, 'journal', 'j', '100000', '40']);
-      await new Promise<void>((resolve) => {
-        const timer = setInterval(() => {
-          if (w.lines.some((l) => l.startsWith('ack'))) {
-            clearInterval(timer);
-            setTimeout(resolve, Math.floor(Math.random() * 500));
-          }
-        }, 5);
-      });
-      w.child.kill('SIGKILL');
-      await w.exited;
+      await killAfterFirstAck(w, 500);
       const acked = w.lines.filter((l) => l.startsWith('ack ')).length;
       expect(w.lines.filter((l) => l.startsWith('stderr'))).toEqual([]);
       expect(acked).toBeGreaterThan(0);

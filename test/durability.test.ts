@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
 import { tempDir } from './helpers/store.js';
-import { startWorker } from './helpers/spawn.js';
+import { killAfterFirstAck, startWorker } from './helpers/spawn.js';
 
 const TRIALS = Number(process.env.CRASH_TRIALS ?? 4);
 const BATCH = 50;
@@ -42,17 +42,7 @@ describe('crash safety', () => {
     for (let trial = 0; trial < TRIALS; trial++) {
       const file = t.file(`crash-${trial}.db`);
       const w = await startWorker([file, 'writer', 'w', '100000', String(BATCH)]);
-      // Kill after the first acknowledgement plus a random delay, so the kill lands mid-stream.
-      await new Promise<void>((resolve) => {
-        const timer = setInterval(() => {
-          if (w.lines.some((l) => l.startsWith('ack'))) {
-            clearInterval(timer);
-            setTimeout(resolve, Math.floor(Math.random() * 400));
-          }
-        }, 5);
-      });
-      w.child.kill('SIGKILL');
-      await w.exited;
+      await killAfterFirstAck(w, 400);
       const acked = w.lines.filter((l) => l.startsWith('ack ')).map((l) => Number(l.slice(4)));
       expect(acked.length).toBeGreaterThan(0);
       check(file, acked);

@@ -453,7 +453,7 @@ export class SqliteBackend implements Backend {
 
   /** The change feed (journal.ts writes it): events read by seq, polled cheaply through data_version. */
   readonly feed: ChangeFeed = {
-    enabled: () => this.#db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck().get(CHANGES_TABLE) !== undefined,
+    enabled: () => this.#statements.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck(true).get(CHANGES_TABLE) !== undefined,
     read: (after, limit, type, plan) => {
       const params: unknown[] = [after];
       let sql = `SELECT seq, type, op, id, json(doc) AS doc, activity, at FROM ${ident(CHANGES_TABLE)} WHERE seq > ?`;
@@ -473,7 +473,7 @@ export class SqliteBackend implements Backend {
       const r = this.#statements.get(`SELECT min(seq) AS first, max(seq) AS last FROM ${ident(CHANGES_TABLE)}`).pluck(false).get() as { first: number | null; last: number | null };
       // With no event kept, the next seq follows the last one ever given (sqlite_sequence survives pruning).
       if (r.last === null) {
-        const given = (this.#db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck().get(CHANGES_TABLE) as number | undefined) ?? 0;
+        const given = (this.#statements.get(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck(true).get(CHANGES_TABLE) as number | undefined) ?? 0;
         return { first: given + 1, last: given };
       }
       return { first: r.first!, last: r.last };

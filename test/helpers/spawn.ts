@@ -54,3 +54,24 @@ export async function startWorker(args: string[]): Promise<Worker> {
   );
   return { child, lines, exited };
 }
+
+/**
+ * SIGKILLs a worker a random moment (up to `maxDelayMs`) after its first `ack` line, so the kill lands among writes
+ * in flight; resolves once it has exited. A worker that exits before acknowledging anything fails the test.
+ */
+export async function killAfterFirstAck(w: Worker, maxDelayMs: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (w.lines.some((l) => l.startsWith('ack'))) {
+        clearInterval(timer);
+        setTimeout(resolve, Math.floor(Math.random() * maxDelayMs));
+      }
+    }, 5);
+    void w.exited.then(() => {
+      clearInterval(timer);
+      reject(new Error(`the worker exited before it was killed:\n${w.lines.join('\n')}`));
+    });
+  });
+  w.child.kill('SIGKILL');
+  await w.exited;
+}
