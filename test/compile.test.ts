@@ -59,6 +59,15 @@ describe('compileSelect, as explain shows it', () => {
     expect(exact).toEqual([-102, -101, 31, 32]);
   });
 
+  it('polygon: the R*Tree entries are tested against the polygon on their own boxes before a document is read', async () => {
+    const q = await store.dynamic.explain('Well', { surfaceLoc: { polygon: [[[-102, 31], [-101, 31], [-101.5, 32], [-102, 31]]] } });
+    expect(q.sql).toContain(`"docs_Well".rowid IN (SELECT id FROM "rtree._well.surface_loc" WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ? AND cd_polygon_box(?, minX, maxX, minY, maxY))`);
+    expect(q.sql).toContain(`cd_in_polygon(?, json_extract(doc, '$."surfaceLoc"."coordinates"[0]'), json_extract(doc, '$."surfaceLoc"."coordinates"[1]'))`);
+    const params = q.params as number[];
+    // The same prepared polygon (one handle) serves both tests.
+    expect(params[4]).toBe(params[params.length - 1]);
+  });
+
   it('an invalid query throws the DataStoreError of the envelope a query would answer', async () => {
     const error = await store.dynamic.explain('Well', { fracStages: { gt: 'x' } }).catch((e: unknown) => e);
     expect(DataStoreError.is(error)).toBe(true);

@@ -2,7 +2,7 @@
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { contains, prepare } from '../src/geo/polygons.js';
+import { contains, mayContainBox, prepare } from '../src/geo/polygons.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -62,5 +62,40 @@ describe('prepared polygons', () => {
     expect(sizes.reduce((a, b) => a + b, 0) / sizes.length).toBeLessThan(8);
     expect(contains(p, 0, 0)).toBe(1);
     expect(contains(p, 1.5, 0)).toBe(0);
+  });
+});
+
+describe('the box pre-test on R*Tree entries', () => {
+  /** A box around (x, y): a point's own (w = 0), float32-sized, or wide enough to straddle edges. */
+  const box = fc.tuple(fc.double({ min: -12, max: 12, noNaN: true }), fc.double({ min: -12, max: 12, noNaN: true }), fc.constantFrom(0, 1e-6, 0.01, 0.5, 3), fc.constantFrom(0, 1e-6, 0.01, 0.5, 3));
+
+  it('never drops a box holding a point the polygon contains: corners, centre, edge points and the polygon\'s vertices within', () => {
+    fc.assert(
+      fc.property(polygon, fc.array(box, { maxLength: 30 }), (rings, boxes) => {
+        const prepared = prepare(rings);
+        // Boxes around the polygon's own vertices and edge midpoints too: where an edge grazes a box.
+        const all = [...boxes, ...probes(rings, []).map(([x, y]) => [x!, y!, 1e-6, 1e-6] as const)];
+        for (const [x, y, w, h] of all) {
+          const [minX, maxX, minY, maxY] = [x - w, x + w, y - h, y + h];
+          const inside = [[minX, minY], [maxX, minY], [minX, maxY], [maxX, maxY], [x, y], [minX, y], [x, maxY]]
+            .concat(rings.flat().filter(([px, py]) => px! >= minX && px! <= maxX && py! >= minY && py! <= maxY))
+            .some(([px, py]) => contains(prepared, px!, py!) === 1);
+          if (inside) expect(mayContainBox(prepared, minX, maxX, minY, maxY), JSON.stringify({ box: [minX, maxX, minY, maxY], rings })).toBe(1);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('answers 0 for boxes wholly outside or wholly in a hole, 1 inside or across an edge', () => {
+    const square = prepare([[[0, 0], [4, 0], [4, 4], [0, 4], [0, 0]], [[1, 1], [3, 1], [3, 3], [1, 3], [1, 1]]]);
+    expect(mayContainBox(square, 5, 6, 5, 6)).toBe(0);
+    expect(mayContainBox(square, 1.5, 2.5, 1.5, 2.5)).toBe(0);
+    expect(mayContainBox(square, 0.2, 0.8, 0.2, 3.8)).toBe(1);
+    expect(mayContainBox(square, 3.5, 4.5, 2, 2.1)).toBe(1);
+    expect(mayContainBox(square, 2.9, 3.1, 2, 2.1)).toBe(1);
+    // A box touching the boundary only at a point: the boundary is inside.
+    expect(mayContainBox(square, 4, 5, 4, 5)).toBe(1);
+    expect(mayContainBox(square, -2, -1, 1, 2)).toBe(0);
   });
 });

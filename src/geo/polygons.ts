@@ -10,6 +10,7 @@
  * which is why skipping them changes nothing.
  */
 import { orient2d } from 'robust-predicates';
+import { widen } from './boxes.js';
 
 interface Prepared {
   readonly minY: number;
@@ -85,6 +86,33 @@ export function contains(p: Prepared, x: number, y: number): number {
   return k % 2;
 }
 
+/**
+ * 0 when no point of the closed box [minX, maxX] × [minY, maxY] can be inside the prepared polygon or on its boundary;
+ * 1 when one may be. Exact in the direction that matters: a box that touches or crosses any edge answers 1; one that
+ * touches none lies wholly on one side of every ring, so one of its corners answers for all of it. The R*Tree keeps
+ * each point as such a box (float32, rounded outward), so candidates are decided on the tree's own numbers and only
+ * those that may match are read.
+ */
+export function mayContainBox(p: Prepared, minX: number, maxX: number, minY: number, maxY: number): number {
+  if (maxY < p.minY || minY > p.maxY) return 0;
+  const last = bandOf(p, maxY);
+  for (let b = bandOf(p, minY); b <= last; b++) {
+    const e = p.bands[b]!;
+    for (let i = 0; i < e.length; i += 4) {
+      const x1 = e[i]!;
+      const y1 = e[i + 1]!;
+      const x2 = e[i + 2]!;
+      const y2 = e[i + 3]!;
+      // Separating axes of a segment and a box: x, y, and the segment's normal (exact signs of the corners).
+      if (Math.max(x1, x2) < minX || Math.min(x1, x2) > maxX || Math.max(y1, y2) < minY || Math.min(y1, y2) > maxY) continue;
+      const a = Math.sign(orient2d(x1, y1, x2, y2, minX, minY));
+      if (a !== 0 && a === Math.sign(orient2d(x1, y1, x2, y2, maxX, minY)) && a === Math.sign(orient2d(x1, y1, x2, y2, minX, maxY)) && a === Math.sign(orient2d(x1, y1, x2, y2, maxX, maxY))) continue;
+      return 1;
+    }
+  }
+  return contains(p, minX, minY);
+}
+
 /** The handle of a polygon (the same rings give the same handle, so statements stay cached). */
 export function polygonHandle(rings: readonly (readonly (readonly number[])[])[]): number {
   const key = JSON.stringify(rings);
@@ -113,6 +141,14 @@ export function inPolygon(id: unknown, x: unknown, y: unknown): number {
   // Handles live far longer than one synchronous statement; a miss means a caller bound a stale handle.
   if (!polygon) throw new Error(`unknown polygon handle ${String(id)}`);
   return contains(polygon, x, y);
+}
+
+/** SQL function body: mayContainBox on a polygon's handle and an R*Tree entry's (float32) box. */
+export function polygonMayContainBox(id: unknown, minX: unknown, maxX: unknown, minY: unknown, maxY: unknown): number {
+  const polygon = polygons.get(Number(id));
+  if (!polygon) throw new Error(`unknown polygon handle ${String(id)}`);
+  // The tree's box is float32: widened, it holds the point's true doubles.
+  return mayContainBox(polygon, widen(minX as number, -1), widen(maxX as number, 1), widen(minY as number, -1), widen(maxY as number, 1));
 }
 
 /** Positions held by prepared polygons (the cache's budget is 1,000,000), for tests and diagnostics. */

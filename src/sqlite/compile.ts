@@ -7,6 +7,7 @@ import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, Keyset, QueryPlan, Sort, Step } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { docsTable, ident, rtreeTable } from './names.js';
+import { widen } from '../geo/boxes.js';
 
 export interface Compiled {
   readonly sql: string;
@@ -128,14 +129,6 @@ function typeClass(v: string | number | boolean): string {
   if (typeof v === 'number') return `('integer', 'real')`;
   if (typeof v === 'boolean') return `('true', 'false')`;
   return `('text')`;
-}
-
-/**
- * Moves a prefilter bound outward past float32 rounding: the R*Tree rounds its own boxes outward, except for
- * values below float32's normal range, which it may round toward zero (1e-40 is stored as 9.99994e-41).
- */
-function widen(v: number, dir: 1 | -1): number {
-  return v + dir * (Math.abs(v) * 2 ** -20 + 1e-37);
 }
 
 const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
@@ -281,13 +274,17 @@ function compileCondition(c: Condition, type: string, params: unknown[], tree = 
       const px = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [0] }])})`;
       const py = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [1] }])})`;
       // The R*Tree holds float32 boxes rounded outward: it only finds candidates; the exact test is on the stored doubles.
+      // A polygon's candidates are first tested on the tree's own boxes: only those that may lie inside are read.
+      const handle = c.op === 'polygon' ? polygonHandle(c.rings) : 0;
       if (tree) params.push(widen(maxX, 1), widen(minX, -1), widen(maxY, 1), widen(minY, -1));
-      const prefilter = tree ? `${ident(docsTable(type))}.rowid IN (SELECT id FROM ${ident(rtreeTable(type, field))} WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?)` : '1';
+      if (tree && c.op === 'polygon') params.push(handle);
+      const boxTest = c.op === 'polygon' ? ' AND cd_polygon_box(?, minX, maxX, minY, maxY)' : '';
+      const prefilter = tree ? `${ident(docsTable(type))}.rowid IN (SELECT id FROM ${ident(rtreeTable(type, field))} WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?${boxTest})` : '1';
       if (c.op === 'bounds') {
         params.push(minX, maxX, minY, maxY);
         return `${prefilter} AND ${px} BETWEEN ? AND ? AND ${py} BETWEEN ? AND ?`;
       }
-      params.push(minX, maxX, minY, maxY, polygonHandle(c.rings));
+      params.push(minX, maxX, minY, maxY, handle);
       return `${prefilter} AND ${px} BETWEEN ? AND ? AND ${py} BETWEEN ? AND ? AND cd_in_polygon(?, ${px}, ${py})`;
     }
   }

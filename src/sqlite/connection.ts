@@ -1,6 +1,6 @@
 /** The SQLite connection: opening a file, memory or a snapshot, pragmas, SQL functions, and a statement cache. */
 import Database from 'better-sqlite3';
-import { inPolygon } from '../geo/polygons.js';
+import { inPolygon, polygonMayContainBox } from '../geo/polygons.js';
 import { regexTest } from '../query/regex.js';
 
 /** Thrown by `open` for a file that is not a store of this library (another application's database, not SQLite). */
@@ -61,6 +61,7 @@ export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number): 
   db.pragma('foreign_keys = OFF');
   db.function('cd_regexp', { deterministic: true }, regexTest);
   db.function('cd_in_polygon', { deterministic: true }, inPolygon);
+  db.function('cd_polygon_box', { deterministic: true }, polygonMayContainBox);
   return db;
 }
 
