@@ -6,7 +6,7 @@
  * (and at least BULK_MIN), this drops the type's plain indexes and the R*Trees' insert triggers — inside the same
  * transaction — and rebuilds them before it commits: each index with one `CREATE INDEX` (one sort), each trigger
  * recreated from its own DDL text. The points of the rows inserted meanwhile are kept as the documents go in (three
- * numbers a row) and put in their R*Trees at the end: filling a tree with `INSERT … SELECT` from the table would read
+ * doubles a row) and put in their R*Trees at the end: filling a tree with `INSERT … SELECT` from the table would read
  * every new document again, and within the transaction those pages come from the write-ahead log, not the map
  * (measured at 1M Wells: 25.6 s a tree from the documents, 12 s from kept points; sorting them in spatial order
  * first measured no faster). Unique indexes stay, so a duplicate key is still found at the document that brings it,
@@ -24,12 +24,45 @@ import { docsTable, ident, rtreeTable, rtreeTrigger } from './names.js';
 /** Documents of a type one transaction inserts before its indexes are dropped and rebuilt at the end. */
 export const BULK_MIN = 20_000;
 
+/**
+ * rowid, x, y of every point inserted since a tree's trigger was dropped, in fixed-size chunks of doubles (rowids are
+ * safe integers, exact in a double): outside the JS heap, and never copied as a growing array would be (at 1M Wells
+ * two trees keep 48 MB; as arrays they held that on the heap and up to 2.5 times it while growing).
+ */
+class Points {
+  static readonly CHUNK = 3 * 65_536;
+  readonly #chunks: Float64Array[] = [];
+  #used = Points.CHUNK;
+
+  push(rowid: number, x: number, y: number): void {
+    if (this.#used === Points.CHUNK) {
+      this.#chunks.push(new Float64Array(Points.CHUNK));
+      this.#used = 0;
+    }
+    const c = this.#chunks[this.#chunks.length - 1]!;
+    c[this.#used] = rowid;
+    c[this.#used + 1] = x;
+    c[this.#used + 2] = y;
+    this.#used += 3;
+  }
+
+  /** Each point in insertion order; the chunks are let go as they are read. */
+  drain(each: (rowid: number, x: number, y: number) => void): void {
+    const chunks = this.#chunks.splice(0);
+    for (const [k, c] of chunks.entries()) {
+      const end = k === chunks.length - 1 ? this.#used : Points.CHUNK;
+      for (let i = 0; i < end; i += 3) each(c[i]!, c[i + 1]!, c[i + 2]!);
+      chunks[k] = new Float64Array(0);
+    }
+    this.#used = Points.CHUNK;
+  }
+}
+
 interface Tree {
   field: string;
   /** The DDL of the insert trigger, recreated at the end. */
   trigger: string;
-  /** rowid, x, y of every point inserted since the trigger was dropped. */
-  points: number[];
+  points: Points;
 }
 
 interface Dropped {
@@ -85,7 +118,7 @@ export class BulkInserts {
     const trees: Tree[] = [];
     for (const field of info.geoPointFields) {
       const sql = db.prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?`).pluck().get(rtreeTrigger(info.name, field, 'ai')) as string | undefined;
-      if (sql) trees.push({ field, trigger: sql, points: [] });
+      if (sql) trees.push({ field, trigger: sql, points: new Points() });
     }
     for (const i of indexes) db.exec(`DROP INDEX ${ident(i.name)}`);
     for (const t of trees) db.exec(`DROP TRIGGER ${ident(rtreeTrigger(info.name, t.field, 'ai'))}`);
@@ -99,9 +132,7 @@ export class BulkInserts {
         for (const sql of d.indexes) this.#db.exec(sql);
         for (const t of d.trees) {
           const put = this.#db.prepare(`INSERT INTO ${ident(rtreeTable(type, t.field))} (id, minX, maxX, minY, maxY) VALUES (?, ?, ?, ?, ?)`);
-          const p = t.points;
-          for (let i = 0; i < p.length; i += 3) put.run(p[i], p[i + 1], p[i + 1], p[i + 2], p[i + 2]);
-          t.points = [];
+          t.points.drain((rowid, x, y) => put.run(rowid, x, x, y, y));
           this.#db.exec(t.trigger);
         }
       }
