@@ -2,7 +2,7 @@
 import { writeFileSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { DataStore, DynamicStore, NotAStoreError } from '../src/index.js';
+import { DataStore, DynamicStore, NotAStoreError, StoreBusyError } from '../src/index.js';
 import { encodeName, indexName, rtreeTable } from '../src/sqlite/names.js';
 import { tempDir } from './helpers/store.js';
 
@@ -86,6 +86,53 @@ describe('opening a file that is not a store', () => {
       const store = DataStore.open(t.file());
       expect((await store.insert('Well', [{ pwi: 'W1' }])).success).toBe(true);
       store.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('opening a file another connection is writing', () => {
+  it('opens without waiting when the schema is unchanged; a schema change waits, then STORE_BUSY changes nothing', async () => {
+    const t = tempDir();
+    try {
+      const store = DataStore.open(t.file());
+      await store.insert('Well', [{ id: 'w1', pwi: 'P1', name: 'one' }]);
+      store.close();
+      const writer = new Database(t.file());
+      writer.exec('BEGIN IMMEDIATE');
+      writer.prepare(`INSERT INTO "docs_Well" (id, doc) VALUES ('w2', jsonb('{"id":"w2"}'))`).run();
+      try {
+        // Same schema: nothing to write, so the writer's lock is no obstacle.
+        const same = DataStore.open(t.file(), { busyTimeoutMs: 20 });
+        expect((await same.query('Well', {})).data.map((d) => d.id)).toEqual(['w1']);
+        same.close();
+        let error: unknown;
+        try {
+          DataStore.open(t.file(), { busyTimeoutMs: 20, indexes: { Well: [{ fields: ['spudDate'] }] } });
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(StoreBusyError);
+        expect((error as StoreBusyError).code).toBe('STORE_BUSY');
+        expect((error as Error).message).toMatch(/held the write lock through 3 waits of 20 ms.*nothing was changed/);
+        expect((error as Error).message).not.toMatch(/database is locked/);
+      } finally {
+        writer.exec('COMMIT');
+        writer.close();
+      }
+      const indexes = () => {
+        const db = new Database(t.file(), { readonly: true });
+        const names = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%spudDate%'`).pluck().all();
+        db.close();
+        return names;
+      };
+      expect(indexes()).toEqual([]);
+      // Once the lock is gone, the same open brings the schema up to date.
+      const after = DataStore.open(t.file(), { indexes: { Well: [{ fields: ['spudDate'] }] } });
+      expect((await after.query('Well', {})).data.map((d) => d.id)).toEqual(['w1', 'w2']);
+      after.close();
+      expect(indexes()).toHaveLength(1);
     } finally {
       t.cleanup();
     }

@@ -9,7 +9,7 @@ import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
-import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
+import { asRollbackJournal, openDatabase, StatementCache, StoreBusyError, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
@@ -72,17 +72,18 @@ export class SqliteBackend implements Backend {
     this.#settings = settings;
     this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
     const db = openDatabase(source, settings.busyTimeoutMs);
+    const label = typeof source === 'string' ? source : 'the snapshot';
     try {
-      const schema = ensureSchema(
-        db,
-        settings.catalogue,
-        {
-          uniqueKeys: settings.uniqueKeys,
-          indexes: settings.indexes,
-          journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
-          softDelete: settings.softDelete,
-        },
-        typeof source === 'string' ? source : 'the snapshot',
+      const options = {
+        uniqueKeys: settings.uniqueKeys,
+        indexes: settings.indexes,
+        journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
+        softDelete: settings.softDelete,
+      };
+      // The schema is written (BEGIN IMMEDIATE) only when it changes; another writer's lock is waited out as a write's is.
+      const schema = this.#busyRetry(
+        () => ensureSchema(db, settings.catalogue, options, label),
+        () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
       );
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
@@ -106,14 +107,17 @@ export class SqliteBackend implements Backend {
    * up to three times, after waiting busyTimeoutMs each time.
    */
   #retry<T>(fn: () => T): T {
+    return this.#busyRetry(fn, () => requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`));
+  }
+
+  /** fn, run again while another connection's lock rolls it back, up to BUSY_ATTEMPTS times; then `exhausted()` is thrown. */
+  #busyRetry<T>(fn: () => T, exhausted: () => Error): T {
     for (let attempt = 1; ; attempt++) {
       try {
         return fn();
       } catch (e) {
         if (!isBusy(e)) throw e;
-        if (attempt >= BUSY_ATTEMPTS) {
-          throw requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`);
-        }
+        if (attempt >= BUSY_ATTEMPTS) throw exhausted();
       }
     }
   }
