@@ -115,16 +115,21 @@ const call = async (fn) => {
 async function repeat(rep, { inner = 1, budget, heavy = false, setup, minReps = heavy ? 1 : 3 }) {
   const times = [];
   let spent = 0;
+  // Page faults that read the disk during the timed reps (a mapped file or heap not in memory): where a slow
+  // median's time may have gone, printed beside it.
+  let faults = 0;
   const maxReps = heavy ? 5 : 15;
   while (times.length < maxReps && (times.length < minReps || spent < budget)) {
     if (setup) await setup();
+    const f0 = process.resourceUsage().majorPageFault;
     const t0 = performance.now();
     await rep();
     const dt = performance.now() - t0;
+    faults += process.resourceUsage().majorPageFault - f0;
     times.push(dt / inner);
     spent += dt;
   }
-  return { ms: median(times), reps: times.length };
+  return { ms: median(times), reps: times.length, majflt: faults / (times.length * inner) };
 }
 
 /**
@@ -214,10 +219,11 @@ const started = performance.now();
 
 function record(workload, size, system, m, extra = {}) {
   sampleRss();
-  const row = { workload, size, system, medianMs: m.ms, opsPerSec: m.ms > 0 ? 1000 / m.ms : null, ratioToLimit: null, reps: m.reps, ...extra };
+  const row = { workload, size, system, medianMs: m.ms, opsPerSec: m.ms > 0 ? 1000 / m.ms : null, ratioToLimit: null, reps: m.reps, majflt: m.majflt, ...extra };
   results.push(row);
   const fmt = m.ms >= 100 ? m.ms.toFixed(0) : m.ms >= 1 ? m.ms.toFixed(2) : m.ms.toFixed(4);
-  console.log(`  ${workload.padEnd(17)} ${system.padEnd(12)} ${fmt.padStart(10)} ms  ×${String(m.reps).padEnd(3)} ${extra.hits !== undefined ? `hits ${extra.hits}` : ''}${extra.note ? `  (${extra.note})` : ''}`);
+  const faults = m.majflt >= 0.5 ? `  [${Math.round(m.majflt)} disk faults per op]` : '';
+  console.log(`  ${workload.padEnd(17)} ${system.padEnd(12)} ${fmt.padStart(10)} ms  ×${String(m.reps).padEnd(3)} ${extra.hits !== undefined ? `hits ${extra.hits}` : ''}${faults}${extra.note ? `  (${extra.note})` : ''}`);
 }
 function na(workload, size, system, note) {
   results.push({ workload, size, system, medianMs: null, opsPerSec: null, ratioToLimit: null, note });
