@@ -66,6 +66,11 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   schemaVersion?: string;
   /** How long a write waits for another connection's lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * Bytes of a file store mapped for reads (SQLite's `mmap_size`; default 2 GiB, the most the bundled SQLite maps).
+   * 0 reads through `read()` only: for files the OS does not keep cached (README "Cold files"). SQLite stores only.
+   */
+  mmapSize?: number;
   /** The time of each write (createdAt, updatedAt, modifiedTimestamp); default the system clock. For reproducible tests. */
   clock?: () => Date | string | number;
   /** Generated ids: a function returning a fresh non-empty string, or a seed for a deterministic source (see `seededIds`). */
@@ -94,8 +99,11 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   tool?: { name: string; version?: string };
 }
 
+/** Bytes of a file store mapped for reads by default (see README "Memory"): the most the bundled SQLite maps. */
+export const MMAP_BYTES = 2 ** 31;
+
 export const OPTION_NAMES = [
-  'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'clock', 'ids', 'onError',
+  'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'mmapSize', 'clock', 'ids', 'onError',
   'history', 'changeFeed', 'changeRetention', 'activityLog', 'tool', 'softDelete',
 ];
 
@@ -114,6 +122,8 @@ export interface Settings {
   /** Per type, the fields that lead an index: an equality on one of them finds few rows. */
   readonly keyed: ReadonlyMap<string, ReadonlySet<string>>;
   readonly busyTimeoutMs: number;
+  /** Bytes of a file store mapped for reads. */
+  readonly mmapSize: number;
   /** The time of a write, as stored (ISO 8601 UTC). */
   readonly now: () => string;
   /** A fresh id for a document that has none. */
@@ -144,6 +154,8 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
   if (typeof userId !== 'string' || userId === '') throw new TypeError(`${caller}: userId must be a non-empty string`);
   const busy = options.busyTimeoutMs ?? 5000;
   if (typeof busy !== 'number' || !Number.isFinite(busy) || busy < 0) throw new RangeError(`${caller}: busyTimeoutMs must be a non-negative number`);
+  const mmapSize = options.mmapSize ?? MMAP_BYTES;
+  if (!Number.isSafeInteger(mmapSize) || mmapSize < 0) throw new RangeError(`${caller}: mmapSize must be a non-negative integer of bytes`);
   if (options.clock !== undefined && typeof options.clock !== 'function') throw new TypeError(`${caller}: clock must be a function returning a Date, an ISO string or ms since the epoch`);
   if (options.ids !== undefined && typeof options.ids !== 'function' && !Number.isSafeInteger(options.ids)) {
     throw new TypeError(`${caller}: ids must be a function returning a string, or an integer seed`);
@@ -209,6 +221,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     indexes,
     keyed,
     busyTimeoutMs: busy,
+    mmapSize,
     now,
     newId: typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId(),
     onError: options.onError,

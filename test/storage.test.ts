@@ -3,6 +3,7 @@ import { writeFileSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { DataStore, DynamicStore, NotAStoreError, StoreBusyError } from '../src/index.js';
+import { openPostgres } from '../src/postgres/index.js';
 import { encodeName, indexName, rtreeTable } from '../src/sqlite/names.js';
 import { tempDir } from './helpers/store.js';
 
@@ -89,6 +90,33 @@ describe('opening a file that is not a store', () => {
     } finally {
       t.cleanup();
     }
+  });
+});
+
+describe('mmapSize', () => {
+  it('maps 2 GiB of a file store by default; 0 reads through read() alone, with the same answers', async () => {
+    const t = tempDir();
+    try {
+      const mapped = DataStore.open(t.file());
+      // Asked for 2 GiB; SQLite caps the map at its compiled maximum (SQLITE_MAX_MMAP_SIZE, 0x7fff0000).
+      expect(mapped.database.pragma('mmap_size', { simple: true })).toBe(0x7fff0000);
+      await mapped.insert('Well', [{ id: 'w1', pwi: 'P1' }, { id: 'w2', pwi: 'P2' }]);
+      mapped.close();
+      const plain = DataStore.open(t.file(), { mmapSize: 0 });
+      expect(plain.database.pragma('mmap_size', { simple: true })).toBe(0);
+      expect((await plain.query('Well', { pwi: 'P2' })).data.map((d) => d.id)).toEqual(['w2']);
+      plain.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('refuses a size that is not a non-negative integer, and on PostgreSQL refuses it at all', async () => {
+    for (const bad of [-1, 1.5, Number.NaN, '0'] as unknown[]) {
+      expect(() => DataStore.open(':memory:', { mmapSize: bad as number })).toThrow(RangeError);
+    }
+    expect(() => DataStore.open(':memory:', { mmapSize: -1 })).toThrow(/DataStore.open: mmapSize must be a non-negative integer of bytes/);
+    await expect(openPostgres('postgres://nobody@127.0.0.1:1/none', { mmapSize: 0 })).rejects.toThrow(/openPostgres: mmapSize maps a SQLite file/);
   });
 });
 

@@ -62,6 +62,7 @@ export async function openPostgres<C extends CatalogueShape = BuiltinCatalogue>(
   if (typeof source === 'string' && source === '') throw new TypeError('openPostgres: the connection string is empty');
   const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'openPostgres', OWN_OPTIONS);
   // Refused rather than silently not kept.
+  if (options.mmapSize !== undefined) throw new TypeError('openPostgres: mmapSize maps a SQLite file; a PostgreSQL store has no such setting');
   if (options.citus && (settings.history.length || settings.changeFeed || settings.activityLog || settings.softDelete.length)) {
     throw new TypeError('openPostgres: history, changeFeed, activityLog and softDelete are not available with the Citus layout');
   }

@@ -71,7 +71,7 @@ export class SqliteBackend implements Backend {
   constructor(source: string | Uint8Array, settings: Settings) {
     this.#settings = settings;
     this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
-    const db = openDatabase(source, settings.busyTimeoutMs);
+    const db = openDatabase(source, settings.busyTimeoutMs, settings.mmapSize);
     const label = typeof source === 'string' ? source : 'the snapshot';
     try {
       const options = {

@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { inPolygon, polygonMayContainBox } from '../geo/polygons.js';
 import { regexTest } from '../query/regex.js';
+import { MMAP_BYTES } from '../settings.js';
 
 /** Thrown by `open` for a file that is not a store of this library (another application's database, not SQLite). */
 export class NotAStoreError extends Error {
@@ -40,13 +41,11 @@ export function asRollbackJournal(image: Buffer): Buffer {
   return image;
 }
 
-/** Bytes of a file store mapped for reads (see README "Memory"). */
-export const MMAP_BYTES = 2 ** 31;
 /** KiB of page cache per connection. */
 export const CACHE_KIB = 65_536;
 
 /** Opens a file (WAL), memory (`':memory:'`), or an in-memory copy of a serialized database (a Buffer). */
-export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number): Db {
+export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number, mmapSize = MMAP_BYTES): Db {
   // An image from elsewhere (a file read from disk) may still say WAL: open a copy that says rollback journal.
   const image = typeof file === 'string' ? file : file.length > 19 && file[18] === 2 ? asRollbackJournal(Buffer.from(file)) : Buffer.isBuffer(file) ? file : Buffer.from(file);
   const db = new Database(image);
@@ -63,7 +62,7 @@ export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number): 
     db.pragma('synchronous = NORMAL');
     // Reads map the file instead of copying pages into SQLite's cache: address space, not heap (the pages are the
     // OS's page cache, shared with every process reading the file). SQLite caps it at its compiled maximum.
-    db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    db.pragma(`mmap_size = ${mmapSize}`);
   }
   // 64 MiB of page cache (the default is 2 MiB): the index working set of a million documents stays in memory.
   db.pragma(`cache_size = -${CACHE_KIB}`);
