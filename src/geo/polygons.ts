@@ -134,21 +134,24 @@ export function polygonHandle(rings: readonly (readonly (readonly number[])[])[]
   return id;
 }
 
-/** SQL function body: 1 when (x, y) is inside the polygon or on its boundary, 0 outside or in a hole. */
-export function inPolygon(id: unknown, x: unknown, y: unknown): number {
-  if (typeof x !== 'number' || typeof y !== 'number') return 0;
+/** The prepared polygon a statement bound by its handle. */
+function byHandle(id: unknown): Prepared {
   const polygon = polygons.get(Number(id));
   // Handles live far longer than one synchronous statement; a miss means a caller bound a stale handle.
   if (!polygon) throw new Error(`unknown polygon handle ${String(id)}`);
-  return contains(polygon, x, y);
+  return polygon;
+}
+
+/** SQL function body: 1 when (x, y) is inside the polygon or on its boundary, 0 outside or in a hole. */
+export function inPolygon(id: unknown, x: unknown, y: unknown): number {
+  if (typeof x !== 'number' || typeof y !== 'number') return 0;
+  return contains(byHandle(id), x, y);
 }
 
 /** SQL function body: mayContainBox on a polygon's handle and an R*Tree entry's (float32) box. */
 export function polygonMayContainBox(id: unknown, minX: unknown, maxX: unknown, minY: unknown, maxY: unknown): number {
-  const polygon = polygons.get(Number(id));
-  if (!polygon) throw new Error(`unknown polygon handle ${String(id)}`);
   // The tree's box is float32: widened, it holds the point's true doubles.
-  return mayContainBox(polygon, widen(minX as number, -1), widen(maxX as number, 1), widen(minY as number, -1), widen(maxY as number, 1));
+  return mayContainBox(byHandle(id), widen(minX as number, -1), widen(maxX as number, 1), widen(minY as number, -1), widen(maxY as number, 1));
 }
 
 /** Positions held by prepared polygons (the cache's budget is 1,000,000), for tests and diagnostics. */

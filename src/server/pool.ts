@@ -27,7 +27,7 @@ import type { ChangeEvent } from '../backend.js';
 import { DataStoreError, fail, type Envelope, type ErrorCode } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
-import { NotAStoreError } from '../sqlite/connection.js';
+import { NotAStoreError, StoreBusyError } from '../sqlite/connection.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type SerializedError, type ToWorker, type WorkerConfig, type WorkerOpenOptions } from './protocol.js';
 
 export interface PoolOptions<C extends CatalogueShape = BuiltinCatalogue> extends OpenOptions<C> {
@@ -726,6 +726,7 @@ function controlSignal(control: RequestControl | undefined): AbortSignal | undef
 
 function openError(s: SerializedError): Error {
   if (s.code === 'NOT_A_STORE') return new NotAStoreError(s.message);
+  if (s.code === 'STORE_BUSY') return new StoreBusyError(s.message);
   return deserializeError(s);
 }
 

@@ -493,7 +493,7 @@ export class SqliteBackend implements Backend {
   /** Replaces an in-memory database with a copy of a snapshot. */
   restore(snapshot: Uint8Array): void {
     if (!this.memory) throw new TypeError('restore: only an in-memory store can be restored; open the snapshot with fromSnapshot');
-    const db = openDatabase(snapshot, this.#settings.busyTimeoutMs);
+    const db = openDatabase(snapshot, this.#settings.busyTimeoutMs, this.#settings.mmapSize);
     this.#db.close();
     this.#db = db;
     this.#statements = new StatementCache(db);

@@ -49,12 +49,12 @@ class Points {
   /** Each point in insertion order; the chunks are let go as they are read. */
   drain(each: (rowid: number, x: number, y: number) => void): void {
     const chunks = this.#chunks.splice(0);
-    for (const [k, c] of chunks.entries()) {
-      const end = k === chunks.length - 1 ? this.#used : Points.CHUNK;
-      for (let i = 0; i < end; i += 3) each(c[i]!, c[i + 1]!, c[i + 2]!);
-      chunks[k] = new Float64Array(0);
-    }
+    const used = this.#used;
     this.#used = Points.CHUNK;
+    for (let c = chunks.shift(); c; c = chunks.shift()) {
+      const end = chunks.length ? Points.CHUNK : used;
+      for (let i = 0; i < end; i += 3) each(c[i]!, c[i + 1]!, c[i + 2]!);
+    }
   }
 }
 

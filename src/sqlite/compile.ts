@@ -2,12 +2,12 @@
  * Checked conditions → one SQL WHERE clause over the JSONB `doc` column, with bound values.
  * JSON paths come only from checked path steps (see parse.ts) and are quoted here, in one place.
  */
+import { widen } from '../geo/boxes.js';
 import { polygonHandle } from '../geo/polygons.js';
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, Keyset, QueryPlan, Sort, Step } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { docsTable, ident, rtreeTable } from './names.js';
-import { widen } from '../geo/boxes.js';
 
 export interface Compiled {
   readonly sql: string;

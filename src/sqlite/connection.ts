@@ -2,7 +2,6 @@
 import Database from 'better-sqlite3';
 import { inPolygon, polygonMayContainBox } from '../geo/polygons.js';
 import { regexTest } from '../query/regex.js';
-import { MMAP_BYTES } from '../settings.js';
 
 /** Thrown by `open` for a file that is not a store of this library (another application's database, not SQLite). */
 export class NotAStoreError extends Error {
@@ -44,8 +43,8 @@ export function asRollbackJournal(image: Buffer): Buffer {
 /** KiB of page cache per connection. */
 export const CACHE_KIB = 65_536;
 
-/** Opens a file (WAL), memory (`':memory:'`), or an in-memory copy of a serialized database (a Buffer). */
-export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number, mmapSize = MMAP_BYTES): Db {
+/** Opens a file (WAL; `mmapSize` bytes of it mapped for reads), memory (`':memory:'`), or an in-memory copy of a serialized database (a Buffer). */
+export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number, mmapSize: number): Db {
   // An image from elsewhere (a file read from disk) may still say WAL: open a copy that says rollback journal.
   const image = typeof file === 'string' ? file : file.length > 19 && file[18] === 2 ? asRollbackJournal(Buffer.from(file)) : Buffer.isBuffer(file) ? file : Buffer.from(file);
   const db = new Database(image);

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicStore } from '../../src/dynamic.js';
 import { DataStoreError, type Envelope } from '../../src/envelope.js';
 import { createPool, type PooledStore } from '../../src/server/pool.js';
-import { NotAStoreError } from '../../src/sqlite/connection.js';
+import Database from 'better-sqlite3';
+import { NotAStoreError, StoreBusyError } from '../../src/sqlite/connection.js';
 import { CASES, ERROR_CASES } from '../helpers/cases.js';
 import { tempDir } from '../helpers/store.js';
 import { crashingWorkerScript, removeBundles, workerScript } from './helpers.js';
@@ -191,6 +192,18 @@ describe('misuse and bad input', () => {
     const refused = await createPool(junk, { workerScript: script }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(NotAStoreError);
     expect((refused as NotAStoreError).code).toBe('NOT_A_STORE');
+    // The writer thread cannot bring the schema up to date while another connection holds the write lock.
+    DynamicStore.open(dir.file('locked.db')).close();
+    const holder = new Database(dir.file('locked.db'));
+    holder.exec('BEGIN IMMEDIATE');
+    try {
+      const busy = await createPool(dir.file('locked.db'), { workerScript: script, busyTimeoutMs: 20, indexes: { Well: [{ fields: ['spudDate'] }] } }).catch((e: unknown) => e);
+      expect(busy).toBeInstanceOf(StoreBusyError);
+      expect((busy as StoreBusyError).code).toBe('STORE_BUSY');
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
 
     const pool = await createPool(dir.file('m.db'), { readers: 1, workerScript: script });
     expect(() => pool.withUser('')).toThrow(TypeError);
