@@ -37,6 +37,8 @@ export interface OpenDbOptions {
   onError?: OpenOptions['onError'];
   /** The journal and soft delete (serve's --history, --change-feed, --activity-log, --soft-delete). */
   journal?: JournalOptions;
+  /** SQLite: bytes of the file mapped for reads (serve's --mmap-size); a PostgreSQL database refuses it. */
+  mmapSize?: number;
 }
 
 /** The open options the CLI's journal flags set. */
@@ -58,7 +60,11 @@ export function typesFlag(value: string): true | string[] {
  * @example const store = await openDb('postgres://etl@127.0.0.1/wells?schema=wells');
  */
 export async function openDb(db: string, options: OpenDbOptions = {}): Promise<DynamicStore | string> {
-  const settings: OpenOptions = { ...(options.journal ?? {}), ...(options.onError ? { onError: options.onError } : {}) };
+  const settings: OpenOptions = {
+    ...(options.journal ?? {}),
+    ...(options.onError ? { onError: options.onError } : {}),
+    ...(options.mmapSize !== undefined ? { mmapSize: options.mmapSize } : {}),
+  };
   if (isPostgresUrl(db)) {
     try {
       const { openPostgres } = await import('../postgres/index.js');

@@ -38,7 +38,8 @@ program
   .option('--change-feed', 'keep change events, served at GET /api/data/changes; stays on in the database')
   .option('--activity-log', 'write an ActivityLog document per write request')
   .option('--soft-delete <types>', "delete stamps these types' documents instead of removing them (comma-separated, or 'all'); stays on in the database")
-  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number; history?: string; changeFeed?: boolean; activityLog?: boolean; softDelete?: string }) => {
+  .option('--mmap-size <bytes>', 'SQLite: bytes of the file mapped for reads (default 2147483648; 0: read through read() alone, for a file the OS does not keep cached)', integer('--mmap-size', 0))
+  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number; history?: string; changeFeed?: boolean; activityLog?: boolean; softDelete?: string; mmapSize?: number }) => {
     let running;
     const journal = {
       ...(o.history ? { history: typesFlag(o.history) } : {}),
@@ -47,7 +48,7 @@ program
       ...(o.softDelete ? { softDelete: typesFlag(o.softDelete) } : {}),
     } as JournalOptions;
     try {
-      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, workers: o.workers, maxQueryMs: o.maxQueryMs, journal });
+      running = await serve({ db: o.db, port: o.port, host: o.host, sample: o.sample, basicAuthFile: o.basicAuth, workers: o.workers, maxQueryMs: o.maxQueryMs, journal, mmapSize: o.mmapSize });
     } catch (e) {
       fatal((e as Error).message);
     }

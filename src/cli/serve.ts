@@ -28,6 +28,11 @@ export interface ServeOptions {
   maxQueryMs?: number;
   /** History, change feed, activity log, soft delete (README "Journal"); once on, the file keeps history, feed and soft delete. */
   journal?: JournalOptions;
+  /**
+   * SQLite: bytes of the file mapped for reads, on every connection (default 2 GiB; 0: read through `read()` alone,
+   * for a file the OS does not keep cached: README "Cold files"). A PostgreSQL database refuses it.
+   */
+  mmapSize?: number;
   /** SQLite: the pool's worker script (default: dist/server-worker.js beside the CLI); tests pass a bundle. */
   workerScript?: string;
   log?: (line: string) => void;
@@ -95,7 +100,8 @@ export async function serve(opts: ServeOptions): Promise<Running> {
   const stack = (e: unknown) => (e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : String(e));
   // Every 500 is logged with its cause; the answer itself only says "internal error" (and the request id).
   const onError = (e: unknown, requestId: string) => log(`internal error (request ${requestId}): ${stack(e)}`);
-  const opened = await openDb(opts.db, { create: true, onError, journal: opts.journal });
+  if (opts.mmapSize !== undefined && isPostgresUrl(opts.db)) throw new Error('--mmap-size maps a SQLite file; a PostgreSQL database has no such setting');
+  const opened = await openDb(opts.db, { create: true, onError, journal: opts.journal, mmapSize: opts.mmapSize });
   if (typeof opened === 'string') throw new Error(opened);
   let store: DynamicStore | PooledStore = opened;
   try {
@@ -110,6 +116,7 @@ export async function serve(opts: ServeOptions): Promise<Running> {
       const maxQueryMs = opts.maxQueryMs ?? DEFAULT_MAX_QUERY_MS;
       store = await createPool(opts.db, {
         ...(opts.journal ?? {}),
+        ...(opts.mmapSize !== undefined ? { mmapSize: opts.mmapSize } : {}),
         onError,
         maxQueryMs: maxQueryMs === 0 ? Infinity : maxQueryMs,
         maxQueued: DEFAULT_MAX_QUEUED,

@@ -306,6 +306,17 @@ describe('the built CLI', () => {
     expect(await served.stop()).toBe(0);
   });
 
+  it('serve --mmap-size takes a non-negative byte count, and a PostgreSQL database refuses it before connecting', async () => {
+    const neg = await node(['serve', '--db', join(dir, 'mmap.db'), '--port', '0', '--mmap-size', '-1']);
+    expect(neg.code).toBe(1);
+    expect(neg.stderr).toMatch(/--mmap-size must be an integer from 0/);
+    expect(existsSync(join(dir, 'mmap.db'))).toBe(false);
+    // Port 1 on loopback: were it to connect, the message would be a connection error instead.
+    const pg = await node(['serve', '--db', 'postgres://nobody@127.0.0.1:1/none', '--port', '0', '--mmap-size', '0']);
+    expect(pg.code).toBe(1);
+    expect(pg.stderr).toBe('consolidata: --mmap-size maps a SQLite file; a PostgreSQL database has no such setting\n');
+  });
+
   it('serve --sample loads the sample once and says how many documents, as the README does', async () => {
     const db = join(dir, 'sample.db');
     const { wells, daily } = sampleData();

@@ -48,6 +48,15 @@ describe('serve', () => {
     }
   });
 
+  it('mmapSize reaches the store it serves (0: the map is off)', async () => {
+    const running = await serve({ db: join(dir, 'mmap.db'), port: 0, host: '127.0.0.1', log: () => undefined, workers: 0, mmapSize: 0 });
+    try {
+      expect((running.store as DynamicStore).database.pragma('mmap_size', { simple: true })).toBe(0);
+    } finally {
+      await running.stop(100);
+    }
+  });
+
   it('sets its socket timeouts and answers a request Node cannot parse with a JSON envelope', async () => {
     const running = await serve({ db: join(dir, 'socket.db'), port: 0, host: '127.0.0.1', log: () => undefined, workerScript: await workerScript() });
     try {
