@@ -8,6 +8,19 @@ import type { TypeInfo } from './catalogue/index.js';
 import type { EnvelopeError } from './envelope.js';
 import type { Keyset, QueryPlan, Step } from './query/ast.js';
 
+/**
+ * Thrown by `DataStore.open` and `openPostgres` when the store's schema must change (a new store, new indexes or
+ * options) and another connection holds a lock that change needs through every wait: nothing was changed; open
+ * again later or with a larger busyTimeoutMs.
+ */
+export class StoreBusyError extends Error {
+  readonly code = 'STORE_BUSY';
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreBusyError';
+  }
+}
+
 export type MaybePromise<T> = T | Promise<T>;
 export type StoredDoc = Record<string, unknown>;
 

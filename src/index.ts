@@ -20,4 +20,5 @@ export {
 export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName } from './query/types.js';
 export type { IndexSpec } from './settings.js';
 export { sampleData, type SampleData, type SampleSizes } from './sample.js';
-export { NotAStoreError, StoreBusyError } from './sqlite/connection.js';
+export { StoreBusyError } from './backend.js';
+export { NotAStoreError } from './sqlite/connection.js';

@@ -9,6 +9,7 @@ import { put, isPlainObject } from '../catalogue/validate.js';
 import {
   duplicateError,
   parentNotObject,
+  StoreBusyError,
   updateCollision,
   type Backend,
   type BulkWriter,
@@ -218,18 +219,29 @@ export class PostgresBackend implements Backend {
       return (await s.rows(`SELECT value FROM ${meta} WHERE key = 'schema'`))[0]?.[0];
     };
     if ((await current()) === fingerprint) return;
-    await s.exec('BEGIN');
-    try {
-      // Two processes opening one new schema at once: the second waits, then finds it made.
-      await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
-      if ((await current()) !== fingerprint) {
-        await s.exec(statements.join(';\n'));
-        await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+    // A new index waits for every transaction writing its table: each wait is bounded as a write's is, and the whole
+    // change runs again on a timeout (it changed nothing), then gives up saying so.
+    const ms = Math.max(0, Math.floor(this.#settings.busyTimeoutMs));
+    for (let attempt = 1; ; attempt++) {
+      await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
+      try {
+        // Two processes opening one new schema at once: the second waits, then finds it made.
+        await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
+        if ((await current()) !== fingerprint) {
+          await s.exec(statements.join(';\n'));
+          await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+        }
+        await s.exec('COMMIT');
+        return;
+      } catch (e) {
+        await s.exec('ROLLBACK').catch(() => undefined);
+        if (sqlState(e) !== LOCK_TIMEOUT) throw e;
+        if (attempt >= ATTEMPTS) {
+          throw new StoreBusyError(
+            `openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`,
+          );
+        }
       }
-      await s.exec('COMMIT');
-    } catch (e) {
-      await s.exec('ROLLBACK').catch(() => undefined);
-      throw e;
     }
   }
 

@@ -23,11 +23,11 @@ import { Worker } from 'node:worker_threads';
 import type { BuiltinCatalogue, CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore, type ChangesOptions, type WatchOptions } from '../dynamic.js';
-import type { ChangeEvent } from '../backend.js';
 import { DataStoreError, fail, type Envelope, type ErrorCode } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
-import { NotAStoreError, StoreBusyError } from '../sqlite/connection.js';
+import { StoreBusyError, type ChangeEvent } from '../backend.js';
+import { NotAStoreError } from '../sqlite/connection.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type SerializedError, type ToWorker, type WorkerConfig, type WorkerOpenOptions } from './protocol.js';
 
 export interface PoolOptions<C extends CatalogueShape = BuiltinCatalogue> extends OpenOptions<C> {

@@ -3,13 +3,13 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
-import { asRollbackJournal, openDatabase, StatementCache, StoreBusyError, type Db, type Transaction } from './connection.js';
+import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';

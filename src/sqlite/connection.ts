@@ -12,18 +12,6 @@ export class NotAStoreError extends Error {
   }
 }
 
-/**
- * Thrown by `open` when the file's schema must change (a new file, new indexes or options) and another connection
- * holds its write lock through every wait: nothing was changed; open again later or with a larger busyTimeoutMs.
- */
-export class StoreBusyError extends Error {
-  readonly code = 'STORE_BUSY';
-  constructor(message: string) {
-    super(message);
-    this.name = 'StoreBusyError';
-  }
-}
-
 export type Db = Database.Database;
 export type Statement = Database.Statement;
 export type Transaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;

@@ -4,7 +4,7 @@
  */
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DataStore } from '../../src/index.js';
+import { DataStore, StoreBusyError } from '../../src/index.js';
 import { citusStatements, distributionOf, openPostgres } from '../../src/postgres/index.js';
 import { pgCluster, postgresBackend } from '../helpers/backends.js';
 
@@ -275,6 +275,46 @@ describe('lock waits', () => {
       holder.release();
       await store.close();
       await mine.end();
+    }
+  });
+});
+
+describe('opening a schema another connection is writing', () => {
+  it('opens without waiting when the schema is unchanged; a new index waits, then STORE_BUSY changes nothing', async () => {
+    const schema = fresh();
+    const first = await openPostgres(pool, { schema });
+    await first.insert('Well', [{ pwi: 'A' }]);
+    await first.close();
+    const indexes = { Well: [{ fields: ['basinName'] }] };
+    const basinIndex = async () =>
+      (await pool.query(`SELECT 1 FROM pg_indexes WHERE schemaname = $1 AND indexname = 'ix._well.basin_name'`, [schema])).rowCount;
+    const holder = await pool.connect();
+    try {
+      // A write in progress: CREATE INDEX must wait for its transaction to end.
+      await holder.query('BEGIN');
+      await holder.query(`UPDATE ${schema}."docs_Well" SET doc = doc`);
+      const same = await openPostgres(pool, { schema, busyTimeoutMs: 20 });
+      expect((await same.query('Well', {})).total).toBe(1);
+      await same.close();
+      // Your pool (lock_timeout set per transaction) and the store's own (set per connection) alike.
+      for (const source of [pool, url]) {
+        let error: unknown;
+        try {
+          await openPostgres(source, { schema, busyTimeoutMs: 20, indexes });
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(StoreBusyError);
+        expect((error as StoreBusyError).code).toBe('STORE_BUSY');
+        expect((error as Error).message).toMatch(/^openPostgres: another connection held a lock on the store's tables through 4 waits of 20 ms .*nothing was changed/);
+      }
+      expect(await basinIndex()).toBe(0);
+      await holder.query('ROLLBACK');
+      const later = await openPostgres(pool, { schema, busyTimeoutMs: 20, indexes });
+      await later.close();
+      expect(await basinIndex()).toBe(1);
+    } finally {
+      holder.release();
     }
   });
 });
