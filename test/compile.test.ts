@@ -22,6 +22,18 @@ describe('compileSelect, as explain shows it', () => {
     expect(q.params).toEqual(['Permian', 3]);
   });
 
+  it('a later page of a regex with no literal prefix walks the table from the cursor, on an indexed field too', async () => {
+    const s = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['name'] }] } });
+    await s.insert('Well', [{ name: 'ab' }, { name: 'ac' }, { name: 'b' }]);
+    for (const [regex, walks] of [['^(ab|ac)', true], ['^a', false]] as const) {
+      const first = await s.dynamic.query('Well', { name: { regex } }, { limit: 1 });
+      const q = await s.dynamic.explain('Well', { name: { regex } }, { limit: 1, cursor: first.cursor! });
+      // Listing the matches from the cursor on would test every later row on every page: quadratic over a paging.
+      expect(q.sql.includes(`FROM ${T} NOT INDEXED WHERE`), regex).toBe(walks);
+    }
+    s.close();
+  });
+
   it('sorted and paged: ORDER BY the field then rowid, LIMIT/OFFSET bound, and a count statement for total', async () => {
     const q = await store.dynamic.explain('Well', { fracStages: { gt: 3 } }, { sortBy: 'fracStages', sortOrder: -1, limit: 10, skip: 5 });
     // A limited page also reads each row's position (rowid, sort rank and key) and one row more, for the cursor.

@@ -453,7 +453,8 @@ function indexServed(conditions: readonly Condition[], target: SelectTarget): bo
     if (c.op === 'bounds' || c.op === 'polygon') return true;
     if (!c.path.scalar || !target.keyed.has(c.path.steps[0]!.name)) return false;
     if (c.op === 'eq') return c.value !== null;
-    if (c.op === 'regex') return c.source.startsWith('^') && !c.flags.includes('i');
+    // Only a literal prefix becomes an index range (scalarPart): `^(a|b)` is tested on every row.
+    if (c.op === 'regex') return literalPrefix(c.source, c.flags) !== '';
     return c.op !== 'ne';
   });
 }
