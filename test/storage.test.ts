@@ -93,6 +93,49 @@ describe('opening a file that is not a store', () => {
   });
 });
 
+describe('new in-memory stores', () => {
+  const schemaOf = (store: DataStore | DynamicStore) =>
+    (store.database.prepare(`SELECT type, name, sql FROM sqlite_master ORDER BY type, name`).all() as { type: string; name: string; sql: string | null }[]).map((o) => `${o.type} ${o.name} ${o.sql ?? ''}`);
+
+  it('of one schema hold the same schema as the first and share nothing; other options get their own', async () => {
+    // Opened first with each set of options, so that the later ones start from a kept copy of its empty database.
+    const first = DataStore.open();
+    const indexed = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['basinName'] }] } });
+    const journaled = DataStore.open(':memory:', { history: ['Well'], softDelete: ['Well'] });
+    const custom = DynamicStore.open(':memory:', { types: { Pad: { loc: 'GeoPoint' } } });
+    await first.insert('Well', [{ id: 'w1', pwi: 'P1' }]);
+    const second = DataStore.open();
+    expect(schemaOf(second)).toEqual(schemaOf(first));
+    expect((await second.query('Well', {})).total).toBe(0);
+    // A unique key of the copy holds: the first store's row is not in it.
+    expect((await second.insert('Well', [{ id: 'w2', pwi: 'P1' }])).success).toBe(true);
+    expect((await second.insert('Well', [{ id: 'w3', pwi: 'P1' }])).errors[0]?.code).toBe('DUPLICATE_KEY');
+    expect((await first.query('Well', {})).data.map((d) => d.id)).toEqual(['w1']);
+
+    const indexedAgain = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['basinName'] }] } });
+    expect(schemaOf(indexedAgain)).toEqual(schemaOf(indexed));
+    expect(schemaOf(indexedAgain).some((o) => o.includes('ix._well.basin_name'))).toBe(true);
+    expect(schemaOf(DataStore.open()).some((o) => o.includes('ix._well.basin_name'))).toBe(false);
+
+    // History and soft delete come with the copy: the triggers keep versions, a delete stamps.
+    const journaledAgain = DataStore.open(':memory:', { history: ['Well'], softDelete: ['Well'] });
+    expect(schemaOf(journaledAgain)).toEqual(schemaOf(journaled));
+    const ins = await journaledAgain.insert('Well', [{ pwi: 'J1' }]);
+    await journaledAgain.update('Well', { pwi: 'J1' }, { statusCurrent: 'Shut-In' });
+    await journaledAgain.delete('Well', { pwi: 'J1' });
+    expect((await journaledAgain.dynamic.query('VersionDocument', { oid: ins.insertedIds[0] })).total).toBe(3);
+    expect((await journaledAgain.query('Well', {}, { includeDeleted: true })).total).toBe(1);
+    expect((await second.delete('Well', { pwi: 'P1' })).count).toBe(1);
+    expect((await second.query('Well', {}, { includeDeleted: true })).total).toBe(0);
+
+    const customAgain = DynamicStore.open(':memory:', { types: { Pad: { loc: 'GeoPoint' } } });
+    expect(schemaOf(customAgain)).toEqual(schemaOf(custom));
+    await customAgain.insert('Pad', [{ id: 'p', loc: point(1, 1) }]);
+    expect((await customAgain.query('Pad', { loc: { bounds: [0, 0, 2, 2] } })).data.map((d) => d.id)).toEqual(['p']);
+    for (const s of [first, second, indexed, indexedAgain, journaled, journaledAgain, custom, customAgain]) s.close();
+  });
+});
+
 describe('mmapSize', () => {
   it('maps 2 GiB of a file store by default; 0 reads through read() alone, with the same answers', async () => {
     const t = tempDir();

@@ -180,6 +180,15 @@ export function collidingKey(db: Db, error: Error): readonly string[] {
 }
 
 /**
+ * The fingerprint ensureSchema writes into a new, empty database for a catalogue and options: two fresh databases of
+ * one fingerprint hold the same schema, byte for byte.
+ */
+export function freshFingerprint(catalogue: Catalogue, opts: SchemaOptions): string {
+  const soft = [...new Set(opts.softDelete ?? [])].filter((t) => catalogue.resolve(t)).sort();
+  return schemaPlan(catalogue, { ...opts, softDelete: soft }).fingerprint;
+}
+
+/**
  * Creates what is missing (never drops an index or a table) after refusing a file that is not a store.
  * A fingerprint of the DDL is kept in the file, so opening an up-to-date file only reads two rows and takes no
  * write lock. Files of an older layout are migrated in the same transaction.
