@@ -184,8 +184,14 @@ export function collidingKey(db: Db, error: Error): readonly string[] {
  * one fingerprint hold the same schema, byte for byte.
  */
 export function freshFingerprint(catalogue: Catalogue, opts: SchemaOptions): string {
-  const soft = [...new Set(opts.softDelete ?? [])].filter((t) => catalogue.resolve(t)).sort();
-  return schemaPlan(catalogue, { ...opts, softDelete: soft }).fingerprint;
+  return planWith(catalogue, opts, []).plan.fingerprint;
+}
+
+/** The plan for the options, with soft delete on for the types a database already keeps it for (`kept`) too. */
+function planWith(catalogue: Catalogue, opts: SchemaOptions, kept: readonly string[]): { plan: SchemaPlan; soft: string[] } {
+  // Soft delete, once on for a type, stays on for every writer of the file: its unique keys are partial.
+  const soft = [...new Set([...kept, ...(opts.softDelete ?? [])])].filter((t) => catalogue.resolve(t)).sort();
+  return { plan: schemaPlan(catalogue, { ...opts, softDelete: soft }), soft };
 }
 
 /**
@@ -195,9 +201,8 @@ export function freshFingerprint(catalogue: Catalogue, opts: SchemaOptions): str
  */
 export function ensureSchema(db: Db, catalogue: Catalogue, opts: SchemaOptions, label = 'the database'): { softDelete: ReadonlySet<string> } {
   const found = inspect(db, label);
-  // Soft delete, once on for a type, stays on for every writer of the file: its unique keys are partial.
-  const soft = [...new Set([...(found.softDelete ?? []), ...(opts.softDelete ?? [])])].filter((t) => catalogue.resolve(t)).sort();
-  const { statements, fingerprint } = schemaPlan(catalogue, { ...opts, softDelete: soft });
+  const { plan, soft } = planWith(catalogue, opts, found.softDelete ?? []);
+  const { statements, fingerprint } = plan;
   const result = { softDelete: new Set(soft) };
   if (found.fingerprint === fingerprint) return result;
   db.transaction(() => {
