@@ -220,29 +220,29 @@ export class PostgresBackend implements Backend {
     };
     if ((await current()) === fingerprint) return;
     // A new index waits for every transaction writing its table: each wait is bounded as a write's is, and the whole
-    // change runs again on a timeout (it changed nothing), then gives up saying so.
+    // change runs again as a write does (it changed nothing), then gives up saying so.
     const ms = Math.max(0, Math.floor(this.#settings.busyTimeoutMs));
-    for (let attempt = 1; ; attempt++) {
-      await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
-      try {
-        // Two processes opening one new schema at once: the second waits, then finds it made.
-        await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
-        if ((await current()) !== fingerprint) {
-          await s.exec(statements.join(';\n'));
-          await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+    await this.#retry(
+      async () => {
+        await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
+        try {
+          // Two processes opening one new schema at once: the second waits, then finds it made.
+          await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
+          if ((await current()) !== fingerprint) {
+            await s.exec(statements.join(';\n'));
+            await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+          }
+          await s.exec('COMMIT');
+        } catch (e) {
+          await s.exec('ROLLBACK').catch(() => undefined);
+          throw e;
         }
-        await s.exec('COMMIT');
-        return;
-      } catch (e) {
-        await s.exec('ROLLBACK').catch(() => undefined);
-        if (sqlState(e) !== LOCK_TIMEOUT) throw e;
-        if (attempt >= ATTEMPTS) {
-          throw new StoreBusyError(
-            `openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`,
-          );
-        }
-      }
-    }
+      },
+      () =>
+        new StoreBusyError(
+          `openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`,
+        ),
+    );
   }
 
   /** Every unique index of the store's tables, as fields (for DUPLICATE_KEY and for replace). */
@@ -320,9 +320,12 @@ export class PostgresBackend implements Backend {
 
   /**
    * Runs a request again whole after a deadlock or a serialization failure (it wrote nothing), and after a lock wait
-   * longer than busyTimeoutMs, at most ATTEMPTS times; then a lock wait answers INTERNAL saying so.
+   * longer than busyTimeoutMs, at most ATTEMPTS times; then a lock wait throws `locked()` (a request: INTERNAL saying so).
    */
-  async #retry<T>(fn: () => Promise<T>): Promise<T> {
+  async #retry<T>(
+    fn: () => Promise<T>,
+    locked: () => Error = () => requestError('INTERNAL', `the documents stayed locked by another connection through ${ATTEMPTS} waits; nothing was written`),
+  ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await fn();
@@ -330,7 +333,7 @@ export class PostgresBackend implements Backend {
         const code = sqlState(e);
         if (code === SERIALIZATION_FAILURE || code === DEADLOCK || code === LOCK_TIMEOUT) {
           if (attempt < ATTEMPTS) continue;
-          if (code === LOCK_TIMEOUT) throw requestError('INTERNAL', `the documents stayed locked by another connection through ${ATTEMPTS} waits; nothing was written`);
+          if (code === LOCK_TIMEOUT) throw locked();
         }
         if (code && BAD_REGEX.has(code)) throw requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
         throw e;

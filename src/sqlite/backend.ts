@@ -19,24 +19,10 @@ const BUSY_ATTEMPTS = 3;
 
 /**
  * Empty in-memory databases by schema fingerprint: copying one (~0.6 ms) is cheaper than creating 26 types' tables,
- * indexes, R*Trees and triggers (~3-4 ms), which a test suite opening a store per test pays each time. A few
- * schemas are kept (~0.5 MB each for the built-in catalogue), bounded by count and bytes, the oldest dropped first.
+ * indexes, R*Trees and triggers (~3-4 ms), which a test suite opening a store per test pays each time. A few schemas
+ * are kept (~0.5 MB each for the built-in catalogue), bounded by count and bytes, the oldest dropped first.
  */
-const emptyImages = new Map<string, Buffer>();
-const EMPTY_IMAGES = 8;
-const EMPTY_IMAGE_BYTES = 16 * 1024 * 1024;
-let emptyImageBytes = 0;
-
-function keepEmptyImage(fingerprint: string, image: Buffer): void {
-  if (image.length > EMPTY_IMAGE_BYTES) return;
-  while (emptyImages.size >= EMPTY_IMAGES || emptyImageBytes + image.length > EMPTY_IMAGE_BYTES) {
-    const [oldest, dropped] = emptyImages.entries().next().value!;
-    emptyImages.delete(oldest);
-    emptyImageBytes -= dropped.length;
-  }
-  emptyImages.set(fingerprint, image);
-  emptyImageBytes += image.length;
-}
+const emptyImages = new BoundedCache<Buffer>(8, 16 * 1024 * 1024);
 
 function isDuplicate(e: unknown): e is Error & { code: string } {
   const code = (e as { code?: unknown })?.code;
@@ -109,7 +95,10 @@ export class SqliteBackend implements Backend {
         () => ensureSchema(db, settings.catalogue, options, label),
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
       );
-      if (fresh !== undefined && !image) keepEmptyImage(fresh, asRollbackJournal(db.serialize()));
+      if (fresh !== undefined && !image) {
+        const copy = asRollbackJournal(db.serialize());
+        emptyImages.set(fresh, copy, copy.length);
+      }
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
     } catch (e) {
