@@ -63,6 +63,15 @@ export interface QueryResult {
   next?: Keyset | null;
 }
 
+/** An unlimited query's matches as each document's JSON text, read from the database one by one (Backend.stream). */
+export interface RowStream {
+  readonly rows: Iterator<string>;
+  /** Every match, counted with the rows in one snapshot where it is not the number of rows (a skip); else null. */
+  readonly total: number | null;
+  /** Ends the read (and the transaction it holds); called once the rows are read, or to stop early. */
+  close(): void;
+}
+
 /** What a replaced document keeps of the one it replaces: when, by whom and in which activity it was created. */
 export interface Kept {
   createdAt: unknown;
@@ -144,6 +153,11 @@ export interface Backend {
   readonly cursors?: boolean;
   /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
   query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult>;
+  /**
+   * The matches of a plan without `limit` or cursor, read one by one as the caller takes them, or null where the
+   * backend answers it through `query` only. The connection is held until `close()`: for a connection of its own.
+   */
+  stream?(info: TypeInfo, plan: QueryPlan): RowStream | null;
   /**
    * Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back
    * when atomic. `docs` is read once per attempt, inside the transaction: it validates and stamps each document as

@@ -5,19 +5,19 @@
  * the checked plans in its database. The HTTP adapter and the CLI use it; applications use the typed
  * `DataStore` (store.ts), whose `dynamic` is this.
  */
-import { randomBytes } from 'node:crypto';
 import type { BuiltinCatalogue, CatalogueShape, TypeInfo } from './catalogue/index.js';
-import { didYouMean } from './catalogue/index.js';
+import { schemaAnswer, typesAnswer } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
 import type { Backend, ChangeEvent, ChangeFeed, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
-import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
-import { LIMITS, shown } from './limits.js';
+import { collect, DataStoreError, envelope, fail, internalFailure, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
+import { LIMITS } from './limits.js';
 import type { Condition, QueryPlan } from './query/ast.js';
 import { encodeCursor } from './query/cursor.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
 import { SqliteBackend } from './sqlite/backend.js';
 import type { Db } from './sqlite/connection.js';
+import { rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
 
 export type { OpenOptions, IndexSpec } from './settings.js';
 
@@ -232,12 +232,12 @@ export class DynamicStore {
 
   /** Names of every type, as accepted in `type`. */
   types(): Promise<Envelope<string>> {
-    return this.#run(() => envelope({ data: [...this.#core.settings.catalogue.names] }));
+    return this.#run(() => typesAnswer(this.#core.settings.catalogue));
   }
 
   /** Every top-level field of a type with its wire kind: base fields first, then the type's own. */
   schema(type: string): Promise<Envelope<{ name: string; type: string }>> {
-    return this.#run(() => envelope({ data: this.#core.settings.catalogue.schema(this.#resolve(type)) }));
+    return this.#run(() => schemaAnswer(this.#core.settings.catalogue, type));
   }
 
   /**
@@ -246,13 +246,45 @@ export class DynamicStore {
    */
   query(type: string, query?: unknown, options?: unknown): Promise<Envelope<AnyDoc>> {
     return this.#run(() => {
-      const info = this.#resolve(type);
-      const plan = this.#scope(info, parsePlan(this.#ctx(info), query, options));
-      if (plan.after && !this.#core.backend.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
-      return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
-        envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next) : null }),
-      );
+      const { info, plan } = this.#read(type, query, options);
+      return this.#answer(info, plan);
     });
+  }
+
+  /**
+   * The answer of `query` as slices of its envelope's JSON text (concatenated, the text of
+   * `JSON.stringify(await store.query(…))`), each of at most `size.rows` documents or about `size.chars` characters;
+   * `failure` is a refusal (then there are no slices). A query without `limit` or cursor reads its documents as the
+   * slices are taken, so memory stays one slice whatever the answer's size, and holds the connection until the last
+   * slice or `close()`: for a store whose connection serves nothing else meanwhile (a worker thread of the pool).
+   * @example const { failure, slices } = await store.queryText('Well', {}, undefined, { rows: 1000, chars: 1 << 20 });
+   */
+  async queryText(type: string, query: unknown, options: unknown, size: SliceSize): Promise<{ failure: Envelope<never> | null; slices: TextSlices }> {
+    let streamed: TextSlices | undefined;
+    const env = await this.#run(() => {
+      const { info, plan } = this.#read(type, query, options);
+      const rows = this.#core.backend.stream?.(info, plan);
+      if (!rows) return this.#answer(info, plan);
+      streamed = rowSlices(rows, [...plan.issues], size);
+      return envelope<AnyDoc>({});
+    });
+    if (streamed) return { failure: null, slices: streamed };
+    return { failure: env.success ? null : (env as Envelope<never>), slices: textSlices(JSON.stringify(env), size.chars) };
+  }
+
+  /** A read's type and its plan, scoped to live documents: every read of documents starts here. */
+  #read(type: string, query: unknown, options: unknown): { info: TypeInfo; plan: QueryPlan } {
+    const info = this.#resolve(type);
+    const plan = this.#scope(info, parsePlan(this.#ctx(info), query, options));
+    if (plan.after && !this.#core.backend.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
+    return { info, plan };
+  }
+
+  /** The envelope of a read plan's page. */
+  #answer(info: TypeInfo, plan: QueryPlan): Envelope<AnyDoc> | Promise<Envelope<AnyDoc>> {
+    return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
+      envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next) : null }),
+    );
   }
 
   /**
@@ -264,23 +296,7 @@ export class DynamicStore {
    */
   async *iterate(type: string, query?: unknown, options?: unknown): AsyncGenerator<AnyDoc, void, undefined> {
     this.#open();
-    const { batchSize = 1000, limit = 0, ...rest } = (isPlainObject(options) ? options : options == null ? {} : { invalid: options }) as Record<string, unknown>;
-    if (!Number.isSafeInteger(batchSize) || (batchSize as number) < 1) throw new RangeError('iterate: batchSize must be a positive integer');
-    if (!Number.isSafeInteger(limit) || (limit as number) < 0) throw new RangeError('iterate: limit must be a non-negative integer');
-    let left = (limit as number) || Infinity;
-    let cursor: string | null = null;
-    let skip = 0;
-    while (left > 0) {
-      const size = Math.min(batchSize as number, left);
-      const page: Envelope<AnyDoc> = await this.query(type, query, { ...rest, limit: size, ...(cursor ? { cursor } : { skip }) });
-      if (!page.success) throw new DataStoreError(page);
-      yield* page.data;
-      left -= page.data.length;
-      skip += page.data.length;
-      cursor = page.cursor;
-      // A backend without cursors answers none while matches remain: it is paged by skip instead.
-      if (!cursor && (page.data.length < size || skip >= page.total)) return;
-    }
+    yield* iteratePages((o) => this.query(type, query, o), options);
   }
 
   /**
@@ -839,23 +855,11 @@ export class DynamicStore {
 
   /** The answer to a failure: a RequestError's errors, or INTERNAL with a request id and the cause sent to onError only. */
   #failure<T>(e: unknown): Envelope<T> {
-    if (e instanceof RequestError) return fail<T>(e.errors);
-    const requestId = randomBytes(6).toString('hex');
-    try {
-      this.#core.settings.onError?.(e, requestId);
-    } catch {
-      // A throwing hook must not turn an answer into a crash of the host.
-    }
-    return fail<T>([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
+    return e instanceof RequestError ? fail<T>(e.errors) : internalFailure<T>(e, this.#core.settings.onError);
   }
 
   #resolve(type: unknown): TypeInfo {
-    if (typeof type !== 'string' || type === '') throw requestError('INVALID_REQUEST', `type: expected a type name, got ${describe(type)}`, { field: 'type' });
-    if (type.length > LIMITS.nameLength) throw requestError('UNKNOWN_TYPE', `unknown type ${shown(type)}: type names have at most ${LIMITS.nameLength} characters`, { field: 'type' });
-    const { catalogue } = this.#core.settings;
-    const info = catalogue.resolve(type);
-    if (!info) throw requestError('UNKNOWN_TYPE', `unknown type ${shown(type)}${didYouMean(type, catalogue.names)}`, { field: 'type' });
-    return info;
+    return this.#core.settings.catalogue.require(type);
   }
 
   #ctx(info: TypeInfo): ParseContext {
@@ -1020,4 +1024,28 @@ function toAsync<T>(iterable: Iterable<T>): AsyncIterator<T> {
     next: async () => it.next(),
     return: async () => it.return?.() ?? { done: true, value: undefined },
   };
+}
+
+/**
+ * Every document a query matches, read a page of `batchSize` at a time by following its keyset cursor (by skip where a
+ * backend answers no cursor): the one `iterate` of every store, given how that store answers a page.
+ */
+export async function* iteratePages(page: (options: Record<string, unknown>) => Promise<Envelope<AnyDoc>>, options?: unknown): AsyncGenerator<AnyDoc, void, undefined> {
+  const { batchSize = 1000, limit = 0, ...rest } = (isPlainObject(options) ? options : options == null ? {} : { invalid: options }) as Record<string, unknown>;
+  if (!Number.isSafeInteger(batchSize) || (batchSize as number) < 1) throw new RangeError('iterate: batchSize must be a positive integer');
+  if (!Number.isSafeInteger(limit) || (limit as number) < 0) throw new RangeError('iterate: limit must be a non-negative integer');
+  let left = (limit as number) || Infinity;
+  let cursor: string | null = null;
+  let skip = 0;
+  while (left > 0) {
+    const size = Math.min(batchSize as number, left);
+    const answer: Envelope<AnyDoc> = await page({ ...rest, limit: size, ...(cursor ? { cursor } : { skip }) });
+    if (!answer.success) throw new DataStoreError(answer);
+    yield* answer.data;
+    left -= answer.data.length;
+    skip += answer.data.length;
+    cursor = answer.cursor;
+    // A backend without cursors answers none while matches remain: it is paged by skip instead.
+    if (!cursor && (answer.data.length < size || skip >= answer.total)) return;
+  }
 }

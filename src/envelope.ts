@@ -105,6 +105,22 @@ export function fail<T = never>(errors: EnvelopeError[], message?: string): Enve
   return envelope<T>({ errors, message: msg, success: false, count: 0 });
 }
 
+/**
+ * The answer to an unexpected error: INTERNAL with a fresh request id, the cause handed to `onError` with that id only
+ * (an answer never carries an engine's message or a stack). The one builder of INTERNAL answers, for every path.
+ * @example return internalFailure(e, settings.onError);
+ */
+export function internalFailure<T = never>(cause: unknown, onError?: (error: unknown, requestId: string) => void): Envelope<T> {
+  // Web Crypto, not node:crypto: the routing core also runs under the Fetch bridge (Bun, Deno, workers).
+  const requestId = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
+  try {
+    onError?.(cause, requestId);
+  } catch {
+    // A throwing hook must not turn an answer into a crash of the host.
+  }
+  return fail<T>([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
+}
+
 /** Thrown inside the library to abort a request with an envelope error. */
 export class RequestError extends Error {
   readonly errors: EnvelopeError[];

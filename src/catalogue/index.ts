@@ -1,5 +1,8 @@
 /** The catalogue at run time: type lookup, field kinds, schema listing, and the TS types derived from it. */
+import { envelope, fail, requestError, RequestError, type Envelope } from '../envelope.js';
+import { LIMITS, shown } from '../limits.js';
 import { categoryOf, type Category, type KindInput, type KindValue } from './kinds.js';
+import { describe } from './validate.js';
 import { BASE_FIELDS, CATALOGUE_VERSION, DEFAULT_INDEXED_FIELDS, DEFAULT_UNIQUE_KEYS, TYPES } from './types.js';
 
 export { BASE_FIELDS, CATALOGUE_VERSION, TYPES, DEFAULT_UNIQUE_KEYS, DEFAULT_INDEXED_FIELDS };
@@ -154,5 +157,33 @@ export class Catalogue {
   /** `[{ name, type }]` for every top-level field: base fields first, then the type's own. */
   schema(info: TypeInfo): { name: string; type: string }[] {
     return [...info.fields.values()].map((f) => ({ name: f.name, type: f.kind }));
+  }
+
+  /** The type a request names, or the RequestError (INVALID_REQUEST, UNKNOWN_TYPE with the closest names) refusing it. */
+  require(type: unknown): TypeInfo {
+    if (typeof type !== 'string' || type === '') throw requestError('INVALID_REQUEST', `type: expected a type name, got ${describe(type)}`, { field: 'type' });
+    if (type.length > LIMITS.nameLength) throw requestError('UNKNOWN_TYPE', `unknown type ${shown(type)}: type names have at most ${LIMITS.nameLength} characters`, { field: 'type' });
+    const info = this.resolve(type);
+    if (!info) throw requestError('UNKNOWN_TYPE', `unknown type ${shown(type)}${didYouMean(type, this.names)}`, { field: 'type' });
+    return info;
+  }
+}
+
+/** The answer of `types`: every type name, from the catalogue alone (the store and the pool both answer here). */
+export function typesAnswer(catalogue: Catalogue): Envelope<string> {
+  return envelope({ data: [...catalogue.names] });
+}
+
+/**
+ * The answer of `schema`: a type's fields and kinds, from the catalogue alone, never a database (the store and the
+ * pool both answer here).
+ * @example schemaAnswer(catalogue, 'well').data[0] // { name: 'id', type: 'String' }
+ */
+export function schemaAnswer(catalogue: Catalogue, type: unknown): Envelope<{ name: string; type: string }> {
+  try {
+    return envelope({ data: catalogue.schema(catalogue.require(type)) });
+  } catch (e) {
+    if (e instanceof RequestError) return fail(e.errors);
+    throw e;
   }
 }

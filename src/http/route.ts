@@ -1,6 +1,6 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
-import { envelope, fail, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
+import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
@@ -400,14 +400,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
 
   /** An unexpected error: its cause goes to onError with a request id; the answer carries only that id. */
   function internal(e: unknown): CoreResponse {
-    // Web Crypto, not node:crypto: the routing core also runs under the Fetch bridge (Bun, Deno, workers).
-    const requestId = Array.from(crypto.getRandomValues(new Uint8Array(6)), (b) => b.toString(16).padStart(2, '0')).join('');
-    try {
-      options.onError?.(e, requestId);
-    } catch {
-      // A throwing hook must not take the answer down with it.
-    }
-    return respond(fail([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]));
+    return respond(internalFailure(e, options.onError));
   }
 
   return { basePath, maxBodyBytes, subPath, handle, failWith, internal };

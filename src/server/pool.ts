@@ -15,15 +15,14 @@
  *   reader is replaced in its lane after a moment.
  * - A worker that dies answers its request INTERNAL and is replaced.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { BuiltinCatalogue, CatalogueShape } from '../catalogue/index.js';
+import { schemaAnswer, typesAnswer, type BuiltinCatalogue, type CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
-import { DynamicStore, type ChangesOptions, type WatchOptions } from '../dynamic.js';
-import { DataStoreError, fail, type Envelope, type ErrorCode } from '../envelope.js';
+import { DynamicStore, iteratePages, type ChangesOptions, type WatchOptions } from '../dynamic.js';
+import { DataStoreError, fail, internalFailure, type Envelope, type ErrorCode } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
 import { StoreBusyError, type ChangeEvent } from '../backend.js';
@@ -154,7 +153,6 @@ class PoolCore {
   readonly #maxQueued: number;
   readonly #maxParked: number;
   /** Answers `types` and `schema`: they read the catalogue, never the file. */
-  readonly #local: DynamicStore;
   readonly #queues: Record<Lane, Job[]> = { write: [], fast: [], general: [] };
   readonly #slots: Slot[] = [];
   readonly #lanes: Record<Lane, { failures: number; retryAt: number; retryTimer?: NodeJS.Timeout }> = {
@@ -204,7 +202,6 @@ class PoolCore {
     this.#maxQueryMs = maxQueryMs;
     this.#maxQueued = maxQueued;
     this.#maxParked = maxParked;
-    this.#local = DynamicStore.open(':memory:', open as OpenOptions<CatalogueShape>);
   }
 
   /** Starts the writer (it brings the file's schema up to date), then the readers; rejects with the first that cannot open. */
@@ -225,7 +222,7 @@ class PoolCore {
 
   /** Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. */
   submit(op: Op, args: unknown[], userId: string, control: RequestControl | undefined): { job: Job | undefined; head: Promise<Head> } {
-    this.#open();
+    this.open();
     const signal = controlSignal(control);
     const lane: Lane = WRITES.has(op) ? 'write' : this.#pinpoints(args[0], args[1]) ? 'fast' : 'general';
     const job: Job = { id: this.#nextId++, op, args, userId, lane, state: 'queued', started: false };
@@ -620,9 +617,7 @@ class PoolCore {
   // ---- errors and closing ----------------------------------------------------------------
 
   #internal(cause: unknown): Envelope<never> {
-    const requestId = randomBytes(6).toString('hex');
-    this.#report(cause, requestId);
-    return fail([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
+    return internalFailure(cause, (error, requestId) => this.#report(error, requestId));
   }
 
   #report(error: unknown, requestId: string): void {
@@ -633,27 +628,28 @@ class PoolCore {
     }
   }
 
-  #open(): void {
+  /** Throws once the pool is closed: calling a closed store is misuse. */
+  open(): void {
     if (this.closed) throw new TypeError('The DataStore is closed');
   }
 
   types(): Promise<Envelope<string>> {
-    this.#open();
-    return this.#local.types();
+    this.open();
+    return Promise.resolve(typesAnswer(this.settings.catalogue));
   }
 
   /** A connection of this thread to the file, for the change feed: polling it is a cheap read (data_version). */
   #feed: DynamicStore | undefined;
 
   feed(): DynamicStore {
-    this.#open();
+    this.open();
     this.#feed ??= DynamicStore.open(this.#file, { ...this.#workerOptions, clock: this.#clock, onError: this.#onError } as OpenOptions<CatalogueShape>);
     return this.#feed;
   }
 
   schema(type: string): Promise<Envelope<{ name: string; type: string }>> {
-    this.#open();
-    return this.#local.schema(type);
+    this.open();
+    return Promise.resolve(schemaAnswer(this.settings.catalogue, type));
   }
 
   stats(): PoolStats {
@@ -710,7 +706,6 @@ class PoolCore {
       }, 5000);
       await Promise.all([...this.#leaving].map((s) => s.exited));
       clearTimeout(late);
-      await this.#local.close();
     })();
     return this.#closing;
   }
@@ -838,6 +833,15 @@ export class PooledStore {
       throw e;
     }
     return JSON.parse(texts.join('')) as Envelope<AnyDoc>;
+  }
+
+  /**
+   * Every document matching `query`, read a page at a time in the readers (see `DynamicStore#iterate`).
+   * @example for await (const well of store.iterate('Well', { basinName: 'Permian' })) write(well);
+   */
+  async *iterate(type: string, query?: unknown, options?: unknown, control?: RequestControl): AsyncGenerator<AnyDoc, void, undefined> {
+    this.#core.open();
+    yield* iteratePages((o) => this.query(type, query, o, control), options);
   }
 
   /**

@@ -1,29 +1,22 @@
 /**
  * A worker thread of the pool (pool.ts): one `DynamicStore` on a connection of its own to the file.
  *
- * A reader runs queries. A query without `limit` (the one whose answer can be the whole table) is planned by the
- * façade's parser and compiler, its rows are read with an iterator, and its answer is sent as slices of the
- * envelope's JSON text, the next slice only when the pool asks (`next`): memory stays one slice however large the
- * answer. A query with `limit` or `cursor` is answered by the façade itself (the keyset paging is its own), and its
- * envelope's text sent in slices too.
+ * A reader runs queries through the façade's own `queryText`: the answer leaves as slices of the envelope's JSON
+ * text, the next slice only when the pool asks (`next`), and a query without `limit` reads its documents as its
+ * slices are taken, so memory stays one slice however large the answer.
  *
  * The writer runs every write inside a transaction it opens itself (BEGIN IMMEDIATE, retried as the backend retries
  * its writes), so that it alone decides, through the commit gate (protocol.ts GATE), whether a write commits: never
  * once the pool has given up on it.
  */
-import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { TypeInfo } from '../catalogue/index.js';
-import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore, type WriteOptions } from '../dynamic.js';
-import { envelope, fail, RequestError, type Envelope } from '../envelope.js';
-import { LIMITS } from '../limits.js';
-import { parsePlan } from '../query/parse.js';
-import { resolveSettings, type OpenOptions } from '../settings.js';
-import { compileSelect, selectTarget } from '../sqlite/compile.js';
-import { StatementCache, type Statement } from '../sqlite/connection.js';
+import { fail, internalFailure, type Envelope } from '../envelope.js';
+import type { OpenOptions } from '../settings.js';
+import type { TextSlices } from '../slices.js';
+import type { Statement } from '../sqlite/connection.js';
 import { GATE, serializeError, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
 
 /** As in SqliteBackend: a lock wait is tried this many times (each waits busyTimeoutMs) before the write gives up. */
@@ -46,11 +39,8 @@ const options: OpenOptions = {
 /** A query's answer being sent, one slice per `next`. */
 interface OpenAnswer {
   readonly id: number;
-  next(): { text: string; end: boolean };
-  close(): void;
+  readonly slices: TextSlices;
 }
-
-const HEAD = '{"data":[';
 
 function isBusy(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
@@ -59,9 +49,7 @@ function isBusy(e: unknown): boolean {
 
 /** An INTERNAL answer whose cause goes to onError only, as the façade answers (no engine message, no stack). */
 function internal(e: unknown): Envelope<never> {
-  const requestId = randomBytes(6).toString('hex');
-  post({ t: 'onError', requestId, error: serializeError(e) });
-  return fail([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
+  return internalFailure(e, options.onError);
 }
 
 if (config.nice) {
@@ -99,149 +87,23 @@ try {
   port.close();
   throw e;
 }
-const settings = resolveSettings(options, 'pool worker');
 const db = store.database;
-const statements = new StatementCache(db);
-const begin: Statement = db.prepare('BEGIN');
 const beginImmediate: Statement = db.prepare('BEGIN IMMEDIATE');
 const commit: Statement = db.prepare('COMMIT');
 const rollback: Statement = db.prepare('ROLLBACK');
 const gate = config.gate ? new Int32Array(config.gate) : undefined;
+const size = { rows: config.batchRows, chars: config.batchChars };
 let open: OpenAnswer | undefined;
 
-/** The type a query names, when the façade would accept it; anything else is for the façade to refuse (delegate). */
-function typeOf(type: unknown): TypeInfo {
-  const info = typeof type === 'string' && type !== '' && type.length <= LIMITS.nameLength ? settings.catalogue.resolve(type) : undefined;
-  if (!info) throw new RequestError([]);
-  return info;
-}
-
-/** True when options ask for a page (`limit`) or continue one (`cursor`): the façade's own keyset paging answers. */
-function asksForPage(opts: unknown): boolean {
-  if (!isPlainObject(opts)) return opts !== undefined && opts !== null;
-  return (opts.limit !== undefined && opts.limit !== null && opts.limit !== 0) || (opts.cursor !== undefined && opts.cursor !== null);
-}
-
-/** Runs a query through the façade and sends its envelope: whole when refused, else as JSON text in slices. */
-async function delegate(id: number, args: unknown[]): Promise<void> {
+/** Runs a query through the façade and sends its answer: whole when refused, else as JSON text in slices. */
+async function startQuery(id: number, args: unknown[]): Promise<void> {
   const [type, query, opts] = args;
-  const env = await store.query(type as string, query, opts);
-  if (!env.success) {
-    post({ t: 'done', id, answer: env });
+  const { failure, slices } = await store.queryText(type as string, query, opts, size);
+  if (failure) {
+    post({ t: 'done', id, answer: failure });
     return;
   }
-  open = textAnswer(id, JSON.stringify(env));
-  sendNext();
-}
-
-/** Slices of a text: about batchChars characters each, never cutting a surrogate pair (each slice is encoded alone). */
-function textAnswer(id: number, text: string): OpenAnswer {
-  let at = 0;
-  return {
-    id,
-    next() {
-      let to = Math.min(text.length, at + config.batchChars);
-      const last = text.charCodeAt(to - 1);
-      if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
-      const slice = text.slice(at, to);
-      at = to;
-      return { text: slice, end: at >= text.length };
-    },
-    close() {
-      at = text.length;
-    },
-  };
-}
-
-/**
- * The rows of an iterator as slices of the envelope's JSON: `{"data":[` and the first rows, further rows, then the
- * tail keys from the envelope builder itself, so the text is the one `JSON.stringify(await store.query(…))` makes.
- */
-function rowsAnswer(id: number, rows: IterableIterator<string>, inTransaction: boolean, total: number, issues: string[]): OpenAnswer {
-  let sent = 0;
-  let head = HEAD;
-  return {
-    id,
-    next() {
-      let text = head;
-      head = '';
-      let count = 0;
-      while (count < config.batchRows && text.length < config.batchChars) {
-        const next = rows.next();
-        if (next.done) {
-          sent += count;
-          const env = envelope({ data: [], total: inTransaction ? total : sent, issues });
-          env.count = sent;
-          env.empty = sent === 0;
-          return { text: text + JSON.stringify(env).slice(HEAD.length), end: true };
-        }
-        // Parsed and serialised again: SQLite renders some values otherwise than JSON.stringify (a REAL as 1.0),
-        // and the text must be the one the unstreamed envelope serialises to.
-        const row = JSON.stringify(JSON.parse(next.value));
-        text = sent + count === 0 ? text + row : `${text},${row}`;
-        count++;
-      }
-      sent += count;
-      return { text, end: false };
-    },
-    close() {
-      try {
-        rows.return?.();
-      } finally {
-        // COMMIT ends the read transaction; it cannot run while the statement is stepping, hence after return().
-        if (inTransaction && db.inTransaction) commit.run();
-      }
-    },
-  };
-}
-
-function startQuery(id: number, args: unknown[]): void {
-  const [type, query, opts] = args;
-  if (asksForPage(opts)) {
-    void delegate(id, args).catch((e: unknown) => post({ t: 'done', id, answer: internal(e) }));
-    return;
-  }
-  let info: TypeInfo;
-  let plan: ReturnType<typeof parsePlan>;
-  try {
-    info = typeOf(type);
-    plan = parsePlan({ type: info, strict: settings.strict }, query, opts);
-  } catch {
-    // The façade decides every refusal (it parses the same way), and answers whatever this worker cannot plan.
-    void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: internal(err) }));
-    return;
-  }
-  let inTransaction = false;
-  try {
-    // The statement the backend runs for an unlimited query (SqliteBackend#query), read row by row.
-    const select = compileSelect(plan, selectTarget(settings, info.name));
-    if (plan.limit > 0 || plan.after || select.keyed) {
-      void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: internal(err) }));
-      return;
-    }
-    let total = -1;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        if (select.paged) {
-          // A skip: the page and its total come from one read transaction, held until the last slice.
-          begin.run();
-          inTransaction = true;
-          total = statements.get(select.countSql).pluck(true).get(...select.countParams) as number;
-        }
-        break;
-      } catch (e) {
-        if (inTransaction && db.inTransaction) rollback.run();
-        inTransaction = false;
-        if (!isBusy(e) || attempt >= BUSY_ATTEMPTS) throw e;
-      }
-    }
-    const rows = statements.get(select.sql).pluck(true).iterate(...select.params) as IterableIterator<string>;
-    open = rowsAnswer(id, rows, inTransaction, total, [...plan.issues]);
-  } catch (e) {
-    if (inTransaction && db.inTransaction) rollback.run();
-    post({ t: 'done', id, answer: internal(e) });
-    return;
-  }
+  open = { id, slices };
   sendNext();
 }
 
@@ -249,7 +111,7 @@ function startQuery(id: number, args: unknown[]): void {
 function closeAnswer(): void {
   const a = open;
   open = undefined;
-  a?.close();
+  a?.slices.close();
 }
 
 /** Sends the next slice of the open answer. */
@@ -257,7 +119,7 @@ function sendNext(): void {
   const a = open!;
   let slice: { text: string; end: boolean };
   try {
-    slice = a.next();
+    slice = a.slices.next();
   } catch (e) {
     try {
       closeAnswer();
@@ -339,7 +201,7 @@ function onMessage(m: ToWorker): void {
   switch (m.t) {
     case 'run':
       now = m.now;
-      if (m.op === 'query') startQuery(m.id, m.args);
+      if (m.op === 'query') void startQuery(m.id, m.args).catch((e: unknown) => post({ t: 'done', id: m.id, answer: internal(e) }));
       else void runWrite(m.id, m.op, m.args, m.userId);
       return;
     case 'next':

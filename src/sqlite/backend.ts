@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -264,6 +264,44 @@ export class SqliteBackend implements Backend {
       const data = parseRows(rows, (r) => r.d);
       return { data, total, next: more && last ? { rank: last.r, key: last.k, seq: last.s, total } : null };
     });
+  }
+
+  stream(info: TypeInfo, plan: QueryPlan): RowStream | null {
+    if (plan.limit > 0 || plan.after) return null;
+    const select = this.#select(info, plan);
+    if (select.keyed) return null;
+    let total: number | null = null;
+    if (select.paged) {
+      // A skip: the rows and their total come from one read transaction, held until the stream closes.
+      total = this.#retry(() => {
+        this.#db.exec('BEGIN');
+        try {
+          return this.#count(select);
+        } catch (e) {
+          this.#db.exec('ROLLBACK');
+          throw e;
+        }
+      });
+    }
+    let rows: IterableIterator<string>;
+    try {
+      rows = this.#statements.get(select.sql).pluck(true).iterate(...select.params) as IterableIterator<string>;
+    } catch (e) {
+      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      throw e;
+    }
+    return {
+      rows,
+      total,
+      close: () => {
+        try {
+          rows.return?.();
+        } finally {
+          // COMMIT ends the read transaction; it cannot run while the statement is stepping, hence after return().
+          if (total !== null && this.#db.inTransaction) this.#db.exec('COMMIT');
+        }
+      },
+    };
   }
 
   #count(select: CompiledSelect): number {

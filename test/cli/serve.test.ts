@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicStore } from '../../src/dynamic.js';
 import { loadSample, serve } from '../../src/cli/serve.js';
+import type { PooledStore } from '../../src/server/pool.js';
 import { crashingWorkerScript, removeBundles, workerScript } from '../server/helpers.js';
 
 describe('serve', () => {
@@ -43,6 +44,43 @@ describe('serve', () => {
       const requestId = /request (\S+)\)/.exec(logged!)![1]!;
       expect(requestId).not.toBe('undefined');
       expect(text).toContain(requestId);
+    } finally {
+      await running.stop(100);
+    }
+  });
+
+  it('with soft delete, the pooled server answers no deleted document: unlimited, skipped, paged by cursor (iterate)', async () => {
+    const running = await serve({ db: join(dir, 'soft.db'), port: 0, host: '127.0.0.1', log: () => undefined, journal: { softDelete: ['Well'] }, workerScript: await workerScript() });
+    const call = async (path: string, body: unknown, method = 'POST') =>
+      (await (await fetch(`${running.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as {
+        data: { pwi: string }[];
+        cursor: string | null;
+        total: number;
+        count: number;
+      };
+    try {
+      const wells = Array.from({ length: 5 }, (_, i) => ({ pwi: `W${i + 1}` }));
+      expect((await call('/data', { type: 'Well', data: wells })).count).toBe(5);
+      expect((await call('/data', { type: 'Well', query: { pwi: { in: ['W1', 'W4'] } } }, 'DELETE')).count).toBe(2);
+      const live = ['W2', 'W3', 'W5'];
+      const pwis = (r: { data: { pwi: string }[] }) => r.data.map((d) => d.pwi);
+      expect(pwis(await call('/data/query', { type: 'Well', query: {} }))).toEqual(live);
+      expect(pwis(await call('/data/query', { type: 'Well', query: {}, options: { skip: 1 } }))).toEqual(live.slice(1));
+      expect(pwis(await call('/data/query', { type: 'Well', query: {}, options: { sortBy: 'pwi', sortOrder: -1 } }))).toEqual([...live].reverse());
+      expect(pwis(await call('/v1/data', { type: 'Well', request: 'GET', query: {} }))).toEqual(live);
+      // Page by page as iterate and export read: every page follows the cursor of the last.
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await call('/data/query', { type: 'Well', query: {}, options: { limit: 2, ...(cursor ? { cursor } : {}) } });
+        paged.push(...pwis(page));
+        cursor = page.cursor;
+      } while (cursor);
+      expect(paged).toEqual(live);
+      expect((running.store as PooledStore).iterate).toBeTypeOf('function');
+      const iterated: string[] = [];
+      for await (const w of (running.store as PooledStore).iterate('Well', {}, { batchSize: 2 })) iterated.push(w.pwi as string);
+      expect(iterated).toEqual(live);
     } finally {
       await running.stop(100);
     }

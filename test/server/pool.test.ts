@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicStore } from '../../src/dynamic.js';
-import { DataStoreError, type Envelope } from '../../src/envelope.js';
+import { DataStoreError, unwrap, type Envelope } from '../../src/envelope.js';
 import { createPool, type PooledStore } from '../../src/server/pool.js';
 import Database from 'better-sqlite3';
 import { StoreBusyError } from '../../src/backend.js';
@@ -54,6 +54,36 @@ describe('answers as the store does', () => {
           const expected = JSON.stringify(await store.query('Well', c.query, c.options));
           expect(JSON.stringify(await pool.query('Well', c.query, c.options)), c.name).toBe(expected);
           expect(await text(await pool.queryStream('Well', c.query, c.options)), c.name).toBe(expected);
+        }
+      } finally {
+        await pool.close();
+        await store.close();
+      }
+    }
+  });
+
+  it(`every case of the query table on stores whose options change scoping (soft delete, history), some documents deleted`, async () => {
+    const docs = CASES[0]!.docs;
+    for (const [name, options] of [
+      ['soft', { softDelete: ['Well'] }],
+      ['soft-history', { softDelete: ['Well'], history: ['Well'] }],
+    ] as const) {
+      const { pool, store } = await both(`scoped-${name}.db`, options);
+      try {
+        expect((await store.insert('Well', docs)).errors).toEqual([]);
+        const ids = unwrap(await store.query('Well', {})).map((d) => d.id as string);
+        // Every third document deleted (soft): no answer of any path may show it.
+        const gone = ids.filter((_, i) => i % 3 === 0);
+        expect((await pool.delete('Well', { id: { in: gone } })).count).toBe(gone.length);
+        for (const c of CASES.filter((k) => k.docs === docs && (k.strict ?? true))) {
+          const expected = JSON.stringify(await store.query('Well', c.query, c.options));
+          expect(JSON.stringify(await pool.query('Well', c.query, c.options)), c.name).toBe(expected);
+          expect(await text(await pool.queryStream('Well', c.query, c.options)), c.name).toBe(expected);
+        }
+        for (const options of [undefined, { skip: 1 }, { limit: 1000 }, { sortBy: 'pwi' }]) {
+          const answered = unwrap(await pool.query('Well', {}, options)).map((d) => d.id);
+          expect(answered.filter((id) => gone.includes(id as string)), JSON.stringify(options)).toEqual([]);
+          expect(answered.length, JSON.stringify(options)).toBe(ids.length - gone.length - (options?.skip ?? 0));
         }
       } finally {
         await pool.close();

@@ -1,0 +1,81 @@
+/**
+ * A query's answer as slices of its envelope's JSON text, taken one at a time: concatenated, the slices are the text
+ * `JSON.stringify(await store.query(…))` makes. The pool's worker threads send an answer this way, so a large answer
+ * is never held whole (DynamicStore#queryText).
+ */
+import type { RowStream } from './backend.js';
+import { envelope } from './envelope.js';
+
+/** How much one slice holds at most: `rows` documents, or about `chars` characters of JSON. */
+export interface SliceSize {
+  readonly rows: number;
+  readonly chars: number;
+}
+
+/** The slices of one answer: `next()` until `end`; `close()` lets go of what the answer still holds (a read). */
+export interface TextSlices {
+  next(): { text: string; end: boolean };
+  close(): void;
+}
+
+const HEAD = '{"data":[';
+
+/** Slices of a text already whole: about `chars` characters each, never cutting a surrogate pair. */
+export function textSlices(text: string, chars: number): TextSlices {
+  let at = 0;
+  return {
+    next() {
+      let to = Math.min(text.length, at + chars);
+      const last = text.charCodeAt(to - 1);
+      // Each slice is encoded alone: half a pair would become a replacement character.
+      if (to < text.length && last >= 0xd800 && last <= 0xdbff) to++;
+      const slice = text.slice(at, to);
+      at = to;
+      return { text: slice, end: at >= text.length };
+    },
+    close() {
+      at = text.length;
+    },
+  };
+}
+
+/**
+ * Slices of an answer whose documents are read as they are sliced: `{"data":[` and the first documents, further
+ * documents, then the envelope's tail keys from the envelope builder itself.
+ */
+export function rowSlices(stream: RowStream, issues: string[], size: SliceSize): TextSlices {
+  let sent = 0;
+  let head = HEAD;
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    stream.close();
+  };
+  return {
+    next() {
+      let text = head;
+      head = '';
+      let count = 0;
+      while (count < size.rows && text.length < size.chars) {
+        const next = stream.rows.next();
+        if (next.done) {
+          sent += count;
+          close();
+          const env = envelope({ data: [], total: stream.total ?? sent, issues });
+          env.count = sent;
+          env.empty = sent === 0;
+          return { text: text + JSON.stringify(env).slice(HEAD.length), end: true };
+        }
+        // Parsed and serialised again: SQLite renders some values otherwise than JSON.stringify (a REAL as 1.0),
+        // and the text must be the one the unstreamed envelope serialises to.
+        const row = JSON.stringify(JSON.parse(next.value));
+        text = sent + count === 0 ? text + row : `${text},${row}`;
+        count++;
+      }
+      sent += count;
+      return { text, end: false };
+    },
+    close,
+  };
+}
