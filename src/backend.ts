@@ -131,6 +131,11 @@ export interface ChangeFeed {
   read(after: number, limit: number, type: TypeInfo | null, plan: QueryPlan | null): MaybePromise<ChangeEvent[]>;
   /** The oldest kept and newest seq (0 and 0 when there are none). */
   bounds(): MaybePromise<{ first: number; last: number }>;
+  /**
+   * The newest committed seq, where a watch or a long poll without `since` starts: every write this backend is asked
+   * for after the call commits events past it (a backend whose read is async holds those writes until it is read).
+   */
+  head(): MaybePromise<number>;
   /** Changes whenever a write may have committed, in this process or another: polling compares it first. */
   version(): MaybePromise<string>;
 }

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { BuiltinCatalogue, CatalogueShape, TypeInfo } from './catalogue/index.js';
 import { didYouMean } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import type { Backend, ChangeEvent, ChangeFeed, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
+import type { Backend, ChangeEvent, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
 import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS, shown } from './limits.js';
 import type { Condition, QueryPlan } from './query/ast.js';
@@ -18,6 +18,7 @@ import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
 import { SqliteBackend } from './sqlite/backend.js';
 import type { Db } from './sqlite/connection.js';
+import { ChangeStream, sleep, type FeedStart } from './watch.js';
 
 export type { OpenOptions, IndexSpec } from './settings.js';
 
@@ -41,15 +42,6 @@ export interface InsertOptions extends WriteOptions {
 }
 
 type AnyDoc = Record<string, unknown>;
-
-/** Where a feed request starts: the feed, what it filters by, the seq it reads after, its polling period. */
-interface FeedStart {
-  feed: ChangeFeed;
-  info: TypeInfo | null;
-  plan: QueryPlan | null;
-  after: number;
-  pollMs: number;
-}
 
 export interface ChangesOptions extends WatchOptions {
   /** Events answered at most (default 1,000, at most 10,000). */
@@ -302,74 +294,46 @@ export class DynamicStore {
    * The change feed: every committed insert, replace, update and delete (of `type`, matching `options.query`, when
    * given) as an async iterator of events in commit order, `seq` strictly increasing. It sees the writes of every
    * connection and process on the file. From `options.since` (a seq: the events after it, kept ones only, else a
-   * CHANGES_PRUNED DataStoreError), or from now. It waits for new events (polling every `pollMs`, default 25, a cheap
-   * check of PRAGMA data_version) until the loop breaks, `signal` aborts or the store closes. Needs the feed on
-   * (option `changeFeed`, here or in another process on the file).
+   * CHANGES_PRUNED DataStoreError), or from the call: every write issued after it returns is yielded. It waits for
+   * new events (polling every `pollMs`, default 25, a cheap check of PRAGMA data_version) until the loop breaks
+   * (`return()`, which also ends a pending `next()` at once), `signal` aborts or the store closes. Needs the feed on
+   * (option `changeFeed`, here or in another process on the file); a refusal rejects the first `next()`.
    * @example for await (const e of store.watch('Well', { since: lastSeq })) { apply(e); lastSeq = e.seq; }
    */
-  async *watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
+  watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
     this.#open();
     const o: WatchOptions = options ?? {};
     if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new TypeError('watch: options must be an object');
-    let from: FeedStart;
-    try {
-      from = await this.#feedFrom(type, o);
-    } catch (e) {
-      if (e instanceof RequestError) throw new DataStoreError(fail(e.errors));
-      throw e;
-    }
-    const { feed, info, plan, pollMs } = from;
-    let after = from.after;
-    const signal = o.signal;
-    const ended = () => this.#core.closed || signal?.aborted === true;
-    let seen = '';
-    // An atomic load holds this connection's transaction open (its events are not committed): the feed is read
-    // outside it, as any request runs after it.
-    const settled = async () => {
-      while (this.#core.gate) await this.#core.gate;
-      return !ended();
-    };
-    while (await settled()) {
-      const version = await feed.version();
-      if (version !== seen) {
-        // Remembered before reading: a commit while reading is read on the next round.
-        seen = version;
-        // Every event up to here has committed (SQLite's writers take turns, so seq order is commit order): the
-        // position moves past those that did not match too, and they are not scanned again.
-        if (!(await settled())) return;
-        const upto = (await feed.bounds()).last;
-        for (;;) {
-          if (!(await settled())) return;
-          const events = await feed.read(after, 1000, info, plan);
-          for (const e of events) {
-            after = e.seq;
-            yield e;
-            if (ended()) return;
-          }
-          if (events.length < 1000) break;
-        }
-        after = Math.max(after, upto);
-        continue;
-      }
-      await sleep(pollMs, signal);
-    }
+    const start = this.#feedFrom(type, o, this.#head(o));
+    // Its failure is the first next()'s answer, even when the watch ends before one is asked for.
+    start.catch(() => undefined);
+    return new ChangeStream({
+      start,
+      gate: () => this.#core.gate,
+      closed: () => this.#core.closed,
+      signal: o.signal,
+      error: (e) => (e instanceof RequestError ? new DataStoreError(fail(e.errors)) : e),
+    });
   }
 
   /**
    * The change feed as one envelope (the long-poll form of `watch`, for HTTP): the events after `since` (default:
-   * none yet, from now), at most `limit` (default 1,000, at most 10,000), waiting up to `waitMs` (default 0) for the
+   * those of writes issued after the call), at most `limit` (default 1,000, at most 10,000), waiting up to `waitMs` (default 0) for the
    * first. An empty answer after the wait is a success. Resume with the last event's `seq`.
    * @example const { data } = await store.changes('Well', { since: 41, waitMs: 25_000 });
    */
   changes(type?: string, options?: ChangesOptions): Promise<Envelope<ChangeEvent>> {
+    const o: ChangesOptions = options ?? {};
+    const valid = typeof o === 'object' && o !== null && !Array.isArray(o);
+    // Taken now, not once the request runs (after an atomic load, or a tick later): writes issued after the call are past it.
+    const head = valid && !this.#core.closed ? this.#head(o) : undefined;
     return this.#run(async () => {
-      const o: ChangesOptions = options ?? {};
-      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw requestError('INVALID_REQUEST', 'options: expected an object');
+      if (!valid) throw requestError('INVALID_REQUEST', 'options: expected an object');
       const limit = o.limit ?? 1000;
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw requestError('INVALID_REQUEST', 'limit: expected an integer from 1 to 10000', { field: 'limit' });
       const waitMs = o.waitMs ?? 0;
       if (typeof waitMs !== 'number' || !(waitMs >= 0 && waitMs <= 300_000)) throw requestError('INVALID_REQUEST', 'waitMs: expected a number of milliseconds from 0 to 300000', { field: 'waitMs' });
-      const { feed, info, plan, after } = await this.#feedFrom(type, o);
+      const { feed, info, plan, after } = await this.#feedFrom(type, o, head);
       const deadline = performance.now() + waitMs;
       for (;;) {
         while (this.#core.gate) await this.#core.gate;
@@ -381,8 +345,26 @@ export class DynamicStore {
     });
   }
 
-  /** The feed, the type and query to filter by, and the seq to read after, of a `watch` or `changes` request. */
-  async #feedFrom(type: string | undefined, o: WatchOptions): Promise<FeedStart> {
+  /**
+   * Where a feed request without `since` starts: the feed's head, read at once (on SQLite before this returns; on
+   * PostgreSQL ahead of the store's later requests), so a write issued after the call is never taken for an earlier one.
+   */
+  #head(o: WatchOptions): Promise<number> | undefined {
+    const feed = this.#core.backend.feed;
+    if (!feed || o.since !== undefined) return undefined;
+    let head: Promise<number>;
+    try {
+      head = Promise.resolve(feed.head());
+    } catch (e) {
+      head = Promise.reject(e);
+    }
+    // Awaited by #feedFrom once the request is checked; a refused request never awaits it.
+    head.catch(() => undefined);
+    return head;
+  }
+
+  /** The feed, the type and query to filter by, and the seq to read after (`since`, else `head`), of a `watch` or `changes` request. */
+  async #feedFrom(type: string | undefined, o: WatchOptions, head: Promise<number> | undefined): Promise<FeedStart> {
     const pollMs = o.pollMs ?? 25;
     if (typeof pollMs !== 'number' || !(pollMs >= 1 && pollMs <= 60_000)) throw requestError('INVALID_REQUEST', 'pollMs: expected a number of milliseconds from 1 to 60000', { field: 'pollMs' });
     if (o.since !== undefined && (!Number.isSafeInteger(o.since) || o.since < 0)) throw requestError('INVALID_REQUEST', 'since: expected a non-negative integer (an event seq)', { field: 'since' });
@@ -392,12 +374,13 @@ export class DynamicStore {
     if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
     const info = type === undefined ? null : this.#resolve(type);
     const plan = info && o.query !== undefined ? parsePlan(this.#ctx(info), o.query, undefined) : null;
+    if (o.since === undefined) return { feed, info, plan, after: await (head ?? feed.head()), pollMs };
     const bounds = await feed.bounds();
-    if (o.since !== undefined && o.since < bounds.first - 1) {
+    if (o.since < bounds.first - 1) {
       const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
       throw requestError('CHANGES_PRUNED', message, { field: 'since' });
     }
-    return { feed, info, plan, after: o.since ?? bounds.last, pollMs };
+    return { feed, info, plan, after: o.since, pollMs };
   }
 
   /**
@@ -991,20 +974,6 @@ function insertEnvelope(r: InsertResult, requested: number): Envelope<never> {
 function rolledBack(part: number, failed: number, cause: Envelope<never>): Envelope<never> {
   const code = cause.errors[0]?.code ?? 'INTERNAL';
   return fail<never>([{ code, message: `part ${part} was rolled back: part ${failed} failed (${cause.message})` }]);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** The answer to a delete or purge with an empty query: refused, nothing removed, `success` as the service answers. */

@@ -189,6 +189,51 @@ describe.each(backends())('change feed on $name', (backend) => {
     store.close();
   });
 
+  it('a watch without since sees every write issued after watch() returns, before its first next()', async () => {
+    const store = await backend.open({ changeFeed: true });
+    await store.insert('Well', [{ pwi: 'BEFORE' }]);
+    const events = store.watch('Well');
+    // Not awaited: issued in the same tick as the watch, as an application would.
+    const written = Promise.all([store.insert('Well', [{ pwi: 'A' }]), store.insert('Well', [{ pwi: 'B' }])]);
+    const seen: unknown[] = [];
+    for await (const e of events) {
+      seen.push(e.doc.pwi);
+      if (seen.length === 2) break;
+    }
+    await written;
+    expect(seen).toEqual(['A', 'B']);
+    store.close();
+  });
+
+  it('changes() without since starts where it is called, not where its request runs', async () => {
+    const store = await backend.open({ changeFeed: true });
+    await store.insert('Well', [{ pwi: 'BEFORE' }]);
+    const polled = store.dynamic.changes('Well', { waitMs: 30_000 });
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const answer = await polled;
+    expect(answer.success).toBe(true);
+    expect(answer.data.map((e) => e.doc.pwi)).toEqual(['A']);
+    store.close();
+  });
+
+  it("return() ends a pending next() with done and settles, as events.on's iterators do", async () => {
+    const store = await backend.open({ changeFeed: true });
+    const events = store.watch('Well');
+    const pending = events.next();
+    expect(await events.return(undefined)).toEqual({ done: true, value: undefined });
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    // A consumer that stops waiting at a deadline, then stops: its loop ends without an event.
+    const ac = new AbortController();
+    const raced = store.watch('Well', { signal: ac.signal });
+    const step = raced.next();
+    ac.abort();
+    expect(await step).toEqual({ done: true, value: undefined });
+    await store.insert('Well', [{ pwi: 'LATE' }]);
+    expect(await raced.next()).toEqual({ done: true, value: undefined });
+    store.close();
+  });
+
   it('resumes from since with exactly the missed events, and refuses a since that was pruned (CHANGES_PRUNED)', async () => {
     const store = await backend.open({ changeFeed: true, changeRetention: 10 });
     for (let i = 0; i < 5; i++) await store.insert('Well', [{ pwi: `W${i}` }]);
@@ -274,6 +319,27 @@ describe('change feed beside an atomic load', () => {
     await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
     await got.done;
     expect(got.seen.map((e) => e.doc.pwi)).toEqual(['A', 'B']);
+    store.close();
+  });
+
+  it('a watch without since started during an atomic load yields the load once it commits', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true });
+    await store.insert('Well', [{ pwi: 'BEFORE' }]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    async function* source() {
+      yield { pwi: 'L1' };
+      await held;
+      yield { pwi: 'L2' };
+    }
+    const loading = store.load('Well', source(), { atomic: true, batchSize: 1 });
+    await tick();
+    // Its transaction holds the watch's connection: the start is the feed's committed head, not its own events.
+    const got = collect(store.watch('Well'), 2);
+    release();
+    expect((await loading).count).toBe(2);
+    await got.done;
+    expect(got.seen.map((e) => e.doc.pwi)).toEqual(['L1', 'L2']);
     store.close();
   });
 });

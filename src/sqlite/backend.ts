@@ -440,11 +440,14 @@ export class SqliteBackend implements Backend {
    */
   bulk(): BulkWriter {
     this.#retry(() => this.#db.exec('BEGIN IMMEDIATE'));
+    // Read before the first insert, under the write lock: the newest committed seq until this transaction ends.
+    this.#heldHead = this.feed.head() as number;
     const bulk = new BulkInserts(this.#db);
     let open = true;
     const end = (commit: boolean) => {
       if (!open) return;
       open = false;
+      this.#heldHead = undefined;
       if (!commit) {
         this.#db.exec('ROLLBACK');
         bulk.abort();
@@ -468,6 +471,8 @@ export class SqliteBackend implements Backend {
 
   /** Write transactions this connection committed: PRAGMA data_version changes only for other connections' commits. */
   #commits = 0;
+  /** The feed's committed head while a bulk transaction is open: the connection reads its own uncommitted events. */
+  #heldHead: number | undefined;
 
   /** The change feed (journal.ts writes it): events read by seq, polled cheaply through data_version. */
   readonly feed: ChangeFeed = {
@@ -497,6 +502,8 @@ export class SqliteBackend implements Backend {
       return { first: r.first!, last: r.last };
     },
     version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.#commits}`,
+    // Synchronous, so a write issued after it commits later; without the feed's table there is no head (0).
+    head: () => this.#heldHead ?? (this.feed.enabled() ? (this.feed.bounds() as { last: number }).last : 0),
   };
 
   /** The whole database as bytes, in a form an in-memory database opens (see asRollbackJournal). */
