@@ -63,11 +63,12 @@ export interface QueryResult {
   next?: Keyset | null;
 }
 
-/** What a replaced document keeps of the one it replaces: when, by whom and in which activity it was created. */
-export interface Kept {
-  createdAt: unknown;
-  createdBy: unknown;
-  createdActivityId: unknown;
+/** What a replace did: documents inserted (new ids, and soft-deleted ones taken again), replaced, and left as they were. */
+export interface ReplaceResult {
+  insertedIds: string[];
+  replaced: number;
+  /** Documents whose replacement equalled them (see `Backend.replace`): not written. */
+  unchanged: number;
 }
 
 /** What a write did, for its ActivityLog document. */
@@ -161,14 +162,10 @@ export interface Backend {
   insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): MaybePromise<InsertResult[]>;
   /**
    * Replaces documents by id, or inserts those whose id is new, in one transaction; `stamp` sets the base fields,
-   * seeing the replaced document's createdAt/createdBy. Any collision throws a RequestError and writes nothing.
+   * seeing the stored document it replaces, and answers null when the replacement equals it: that document is left
+   * as it is (no write, so no version and no change event). Any collision throws a RequestError and writes nothing.
    */
-  replace(
-    info: TypeInfo,
-    docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
-    journal?: Journal,
-  ): MaybePromise<{ insertedIds: string[]; replaced: number }>;
+  replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): MaybePromise<ReplaceResult>;
   /** Sets fields and stamps on every match; the count of matches. A collision or a non-object parent throws a RequestError. */
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): MaybePromise<number>;
   /** Deletes every match (the façade refuses an empty plan); the count. */

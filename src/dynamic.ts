@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { BuiltinCatalogue, CatalogueShape, TypeInfo } from './catalogue/index.js';
 import { didYouMean } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import type { Backend, ChangeEvent, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
+import type { Backend, ChangeEvent, Explained, FieldSet, InsertResult, Journal, StoredDoc, WriteCounts } from './backend.js';
 import { collect, DataStoreError, envelope, fail, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS, shown } from './limits.js';
 import type { Condition, QueryPlan } from './query/ast.js';
@@ -34,6 +34,15 @@ export interface WriteOptions {
 export interface UpdateOptions extends WriteOptions {
   /** With soft delete on: update soft-deleted matches too (default false). */
   includeDeleted?: boolean;
+}
+
+export interface ReplaceOptions extends WriteOptions {
+  /**
+   * Keep the stamps a document carries (`createdAt`/`createdBy`/`createdActivityId`, `updatedAt`/`updatedBy`,
+   * `modifiedTimestamp`, `lastUpdatedActivityId`) instead of setting them; those it lacks are set as usual. For
+   * restoring an export as it was (`consolidata import` uses it); default false: the store stamps every write.
+   */
+  keepStamps?: boolean;
 }
 
 export interface InsertOptions extends WriteOptions {
@@ -80,7 +89,7 @@ interface RequestJournal extends Journal {
   readonly refusal?: (error: EnvelopeError) => StoredDoc;
 }
 
-export interface LoadOptions extends WriteOptions {
+export interface LoadOptions extends ReplaceOptions {
   /** Documents per transaction (default 1,000); with `atomic`, per insert inside the one transaction. */
   batchSize?: number;
   /**
@@ -489,6 +498,7 @@ export class DynamicStore {
     }
     const atomic = o.atomic === true;
     const stopOnError = o.stopOnError === true;
+    const keepStamps = o.keepStamps === true;
     const { backend, settings } = this.#core;
     let info: TypeInfo;
     let journal: RequestJournal;
@@ -565,7 +575,7 @@ export class DynamicStore {
           refused++;
           found.push(...r.errors);
         } else {
-          batch.push(this.#stamp(r.doc, now, activityId));
+          batch.push(this.#stamp(r.doc, now, activityId, undefined, keepStamps));
           positions.push(read);
         }
         read++;
@@ -624,16 +634,21 @@ export class DynamicStore {
   }
 
   /**
-   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
+   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing. A replacement
+   * equal to the stored document (stamps aside) changes nothing, stamps included, and still counts.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
-  replace(type: string, docs: unknown, options?: WriteOptions): Promise<Envelope<never>> {
+  replace(type: string, docs: unknown, options?: ReplaceOptions): Promise<Envelope<never>> {
     return this.#write('replace', type, options, (journal) => {
       const info = this.#resolve(type);
       const valid = this.#validateAll(info, docs);
-      return then(
-        this.#core.backend.replace(info, valid, (d, old) => this.#stamp(d, journal.at, journal.activityId, old), journal),
-        ({ insertedIds, replaced }) => envelope<never>({ insertedIds, count: insertedIds.length + replaced }),
+      const keepStamps = isPlainObject(options) && options.keepStamps === true;
+      const stamp = (d: StoredDoc, old?: StoredDoc) => {
+        const doc = this.#stamp(d, journal.at, journal.activityId, old, keepStamps);
+        return old && sameDocument(old, doc) ? null : doc;
+      };
+      return then(this.#core.backend.replace(info, valid, stamp, journal), ({ insertedIds, replaced, unchanged }) =>
+        envelope<never>({ insertedIds, count: insertedIds.length + replaced + unchanged }),
       );
     });
   }
@@ -889,19 +904,23 @@ export class DynamicStore {
     };
   }
 
-  /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
-  #stamp(doc: StoredDoc, now: string, activityId: string, keep?: Kept): StoredDoc {
+  /**
+   * Sets the base fields on a validated document (a fresh object of the store's own), in place: a replacement keeps
+   * the creation stamps of the stored document `keep`; with `given`, the document's own stamps stay where it has them.
+   */
+  #stamp(doc: StoredDoc, now: string, activityId: string, keep?: StoredDoc, given = false): StoredDoc {
     const { settings } = this.#core;
+    const own = (field: string) => given && doc[field] !== undefined && doc[field] !== null;
     if (typeof doc.id !== 'string') doc.id = settings.newId();
-    doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
-    doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
-    doc.updatedAt = now;
-    doc.updatedBy = this.#userId;
-    doc.modifiedTimestamp = Date.parse(now);
+    if (!own('createdAt')) doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
+    if (!own('createdBy')) doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
+    if (!own('updatedAt')) doc.updatedAt = now;
+    if (!own('updatedBy')) doc.updatedBy = this.#userId;
+    if (!own('modifiedTimestamp')) doc.modifiedTimestamp = Date.parse(now);
     doc.schemaVersion = settings.catalogue.version;
     // A replaced document keeps the activity that created it (absent when it was created before activities were kept).
-    doc.createdActivityId = keep ? (keep.createdActivityId ?? undefined) : (doc.createdActivityId ?? activityId);
-    doc.lastUpdatedActivityId = activityId;
+    if (!own('createdActivityId')) doc.createdActivityId = keep ? (keep.createdActivityId ?? undefined) : (doc.createdActivityId ?? activityId);
+    if (!own('lastUpdatedActivityId')) doc.lastUpdatedActivityId = activityId;
     return doc;
   }
 
@@ -948,6 +967,27 @@ export class DynamicStore {
     if (errors.length) throw new RequestError(errors);
     return sets;
   }
+}
+
+/** The stamps every write sets anew: a replacement that differs from the stored document only in them changes nothing. */
+const WRITE_STAMPS = new Set(['updatedAt', 'updatedBy', 'modifiedTimestamp', 'lastUpdatedActivityId']);
+
+/** True when a replacement equals the stored document, its write stamps aside (member order does not matter). */
+function sameDocument(stored: StoredDoc, doc: StoredDoc): boolean {
+  const fields = (d: StoredDoc) => Object.keys(d).filter((k) => !WRITE_STAMPS.has(k) && d[k] !== undefined);
+  const a = fields(stored);
+  return a.length === fields(doc).length && a.every((k) => sameJson(stored[k], doc[k]));
+}
+
+/** Deep equality of JSON values; a member whose value is undefined counts as absent, as JSON.stringify has it. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  return keys.length === Object.keys(y).filter((k) => y[k] !== undefined).length && keys.every((k) => sameJson(x[k], y[k]));
 }
 
 /** Applies f to a backend's answer: at once when it is a value (SQLite), after it when it is a promise. */

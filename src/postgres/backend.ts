@@ -16,7 +16,7 @@ import {
   type Explained,
   type FieldSet,
   type InsertResult,
-  type Kept,
+  type ReplaceResult,
   type QueryResult,
   type StoredDoc,
   type ChangeEvent,
@@ -688,11 +688,11 @@ export class PostgresBackend implements Backend {
   async replace(
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null,
     journal?: Journal,
-  ): Promise<{ insertedIds: string[]; replaced: number }> {
+  ): Promise<ReplaceResult> {
     this.#storable(docs);
-    const j: JournalSpec<{ insertedIds: string[]; replaced: number }> = {
+    const j: JournalSpec<ReplaceResult> = {
       op: 'replace',
       journal,
       counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }),
@@ -719,9 +719,9 @@ export class PostgresBackend implements Backend {
     s: Session,
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null,
     oneByOne: boolean,
-  ): Promise<{ insertedIds: string[]; replaced: number }> {
+  ): Promise<ReplaceResult> {
     const table = this.#table(info);
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
@@ -733,11 +733,16 @@ export class PostgresBackend implements Backend {
     type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean; revived: boolean };
     const ops: Op[] = [];
     const soft = this.softDelete.has(info.name);
+    let unchanged = 0;
     for (const [index, d] of docs.entries()) {
       const prior = typeof d.id === 'string' ? stored.get(d.id) : undefined;
       // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
       const revived = soft && prior !== undefined && prior.deletedAt !== undefined && prior.deletedAt !== null;
-      const doc = stamp(d, prior && !revived ? { createdAt: prior.createdAt, createdBy: prior.createdBy, createdActivityId: prior.createdActivityId } : undefined);
+      const doc = stamp(d, revived ? undefined : prior);
+      if (!doc) {
+        unchanged++;
+        continue;
+      }
       if (prior) this.#keepShard(info, prior, doc, index);
       const safe = !!prior && !revived && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
       ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived });
@@ -775,7 +780,7 @@ export class PostgresBackend implements Backend {
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
     }
-    return { insertedIds, replaced };
+    return { insertedIds, replaced, unchanged };
   }
 
   async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): Promise<number> {

@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -353,44 +353,37 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  replace(
-    info: TypeInfo,
-    docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
-    journal?: Journal,
-  ): { insertedIds: string[]; replaced: number } {
+  replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): ReplaceResult {
     const table = this.#table(info);
-    const find = this.#statements.get(
-      `SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy, json_extract(doc, '$."createdActivityId"') AS createdActivityId, json_extract(doc, '$."deletedAt"') AS deletedAt FROM ${table} WHERE id = ?`,
-    );
+    const find = this.#statements.get(`SELECT seq, json(doc) AS doc FROM ${table} WHERE id = ?`);
     const soft = this.softDelete.has(info.name);
     const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
     const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
     return this.#write(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
+      let unchanged = 0;
       docs.forEach((d, index) => {
-        const old = typeof d.id === 'string' ? (find.get(d.id) as (Kept & { seq: number; deletedAt: unknown }) | undefined) : undefined;
+        const row = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; doc: string } | undefined) : undefined;
+        const old = row && (JSON.parse(row.doc) as StoredDoc);
         // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
-        const revived = soft && old !== undefined && old.deletedAt !== null;
+        const revived = soft && old !== undefined && old.deletedAt !== undefined && old.deletedAt !== null;
         const doc = stamp(d, revived ? undefined : old);
+        if (!doc) {
+          unchanged++;
+          return;
+        }
         try {
-          if (revived) {
-            put.run(JSON.stringify(doc), old.seq);
-            insertedIds.push(doc.id as string);
-          } else if (old) {
-            put.run(JSON.stringify(doc), old.seq);
-            replaced++;
-          } else {
-            add.run(doc.id, JSON.stringify(doc));
-            insertedIds.push(doc.id as string);
-          }
+          if (row) put.run(JSON.stringify(doc), row.seq);
+          else add.run(doc.id, JSON.stringify(doc));
+          if (row && !revived) replaced++;
+          else insertedIds.push(doc.id as string);
         } catch (e) {
           if (!isDuplicate(e)) throw e;
           throw new RequestError(duplicateError(info, doc, index, collidingKey(this.#db, e)));
         }
       });
-      return { insertedIds, replaced };
+      return { insertedIds, replaced, unchanged };
     }, 2, { op: 'replace', journal, counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) });
   }
 
