@@ -72,11 +72,12 @@ export interface RowStream {
   close(): void;
 }
 
-/** What a replaced document keeps of the one it replaces: when, by whom and in which activity it was created. */
-export interface Kept {
-  createdAt: unknown;
-  createdBy: unknown;
-  createdActivityId: unknown;
+/** What a replace did: documents inserted (new ids, and soft-deleted ones taken again), replaced, and left as they were. */
+export interface ReplaceResult {
+  insertedIds: string[];
+  replaced: number;
+  /** Documents whose replacement equalled them (see `Backend.replace`): not written. */
+  unchanged: number;
 }
 
 /** What a write did, for its ActivityLog document. */
@@ -140,6 +141,11 @@ export interface ChangeFeed {
   read(after: number, limit: number, type: TypeInfo | null, plan: QueryPlan | null): MaybePromise<ChangeEvent[]>;
   /** The oldest kept and newest seq (0 and 0 when there are none). */
   bounds(): MaybePromise<{ first: number; last: number }>;
+  /**
+   * The newest committed seq, where a watch or a long poll without `since` starts: every write this backend is asked
+   * for after the call commits events past it (a backend whose read is async holds those writes until it is read).
+   */
+  head(): MaybePromise<number>;
   /** Changes whenever a write may have committed, in this process or another: polling compares it first. */
   version(): MaybePromise<string>;
 }
@@ -170,14 +176,10 @@ export interface Backend {
   insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): MaybePromise<InsertResult[]>;
   /**
    * Replaces documents by id, or inserts those whose id is new, in one transaction; `stamp` sets the base fields,
-   * seeing the replaced document's createdAt/createdBy. Any collision throws a RequestError and writes nothing.
+   * seeing the stored document it replaces, and answers null when the replacement equals it: that document is left
+   * as it is (no write, so no version and no change event). Any collision throws a RequestError and writes nothing.
    */
-  replace(
-    info: TypeInfo,
-    docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
-    journal?: Journal,
-  ): MaybePromise<{ insertedIds: string[]; replaced: number }>;
+  replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): MaybePromise<ReplaceResult>;
   /** Sets fields and stamps on every match; the count of matches. A collision or a non-object parent throws a RequestError. */
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): MaybePromise<number>;
   /** Deletes every match (the façade refuses an empty plan); the count. */

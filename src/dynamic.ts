@@ -8,7 +8,7 @@
 import type { BuiltinCatalogue, CatalogueShape, TypeInfo } from './catalogue/index.js';
 import { schemaAnswer, typesAnswer } from './catalogue/index.js';
 import { checkValue, describe, isPlainObject, jsonValue, validateDocument } from './catalogue/validate.js';
-import type { Backend, ChangeEvent, ChangeFeed, Explained, FieldSet, InsertResult, Journal, Kept, StoredDoc, WriteCounts } from './backend.js';
+import type { Backend, ChangeEvent, Explained, FieldSet, InsertResult, Journal, StoredDoc, WriteCounts } from './backend.js';
 import { collect, DataStoreError, envelope, fail, internalFailure, requestError, RequestError, type Envelope, type EnvelopeError } from './envelope.js';
 import { LIMITS } from './limits.js';
 import type { Condition, QueryPlan } from './query/ast.js';
@@ -18,6 +18,7 @@ import { resolveSettings, type OpenOptions, type Settings } from './settings.js'
 import { SqliteBackend } from './sqlite/backend.js';
 import type { Db } from './sqlite/connection.js';
 import { rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
+import { ChangeStream, sleep, type FeedStart } from './watch.js';
 
 export type { OpenOptions, IndexSpec } from './settings.js';
 
@@ -35,21 +36,21 @@ export interface UpdateOptions extends WriteOptions {
   includeDeleted?: boolean;
 }
 
+export interface ReplaceOptions extends WriteOptions {
+  /**
+   * Keep the stamps a document carries (`createdAt`/`createdBy`/`createdActivityId`, `updatedAt`/`updatedBy`,
+   * `modifiedTimestamp`, `lastUpdatedActivityId`) instead of setting them; those it lacks are set as usual. For
+   * restoring an export as it was (`consolidata import` uses it); default false: the store stamps every write.
+   */
+  keepStamps?: boolean;
+}
+
 export interface InsertOptions extends WriteOptions {
   /** Roll the whole request back when any document collides (default false: insert the others). */
   atomic?: boolean;
 }
 
 type AnyDoc = Record<string, unknown>;
-
-/** Where a feed request starts: the feed, what it filters by, the seq it reads after, its polling period. */
-interface FeedStart {
-  feed: ChangeFeed;
-  info: TypeInfo | null;
-  plan: QueryPlan | null;
-  after: number;
-  pollMs: number;
-}
 
 export interface ChangesOptions extends WatchOptions {
   /** Events answered at most (default 1,000, at most 10,000). */
@@ -88,7 +89,7 @@ interface RequestJournal extends Journal {
   readonly refusal?: (error: EnvelopeError) => StoredDoc;
 }
 
-export interface LoadOptions extends WriteOptions {
+export interface LoadOptions extends ReplaceOptions {
   /** Documents per transaction (default 1,000); with `atomic`, per insert inside the one transaction. */
   batchSize?: number;
   /**
@@ -318,74 +319,46 @@ export class DynamicStore {
    * The change feed: every committed insert, replace, update and delete (of `type`, matching `options.query`, when
    * given) as an async iterator of events in commit order, `seq` strictly increasing. It sees the writes of every
    * connection and process on the file. From `options.since` (a seq: the events after it, kept ones only, else a
-   * CHANGES_PRUNED DataStoreError), or from now. It waits for new events (polling every `pollMs`, default 25, a cheap
-   * check of PRAGMA data_version) until the loop breaks, `signal` aborts or the store closes. Needs the feed on
-   * (option `changeFeed`, here or in another process on the file).
+   * CHANGES_PRUNED DataStoreError), or from the call: every write issued after it returns is yielded. It waits for
+   * new events (polling every `pollMs`, default 25, a cheap check of PRAGMA data_version) until the loop breaks
+   * (`return()`, which also ends a pending `next()` at once), `signal` aborts or the store closes. Needs the feed on
+   * (option `changeFeed`, here or in another process on the file); a refusal rejects the first `next()`.
    * @example for await (const e of store.watch('Well', { since: lastSeq })) { apply(e); lastSeq = e.seq; }
    */
-  async *watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
+  watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
     this.#open();
     const o: WatchOptions = options ?? {};
     if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new TypeError('watch: options must be an object');
-    let from: FeedStart;
-    try {
-      from = await this.#feedFrom(type, o);
-    } catch (e) {
-      if (e instanceof RequestError) throw new DataStoreError(fail(e.errors));
-      throw e;
-    }
-    const { feed, info, plan, pollMs } = from;
-    let after = from.after;
-    const signal = o.signal;
-    const ended = () => this.#core.closed || signal?.aborted === true;
-    let seen = '';
-    // An atomic load holds this connection's transaction open (its events are not committed): the feed is read
-    // outside it, as any request runs after it.
-    const settled = async () => {
-      while (this.#core.gate) await this.#core.gate;
-      return !ended();
-    };
-    while (await settled()) {
-      const version = await feed.version();
-      if (version !== seen) {
-        // Remembered before reading: a commit while reading is read on the next round.
-        seen = version;
-        // Every event up to here has committed (SQLite's writers take turns, so seq order is commit order): the
-        // position moves past those that did not match too, and they are not scanned again.
-        if (!(await settled())) return;
-        const upto = (await feed.bounds()).last;
-        for (;;) {
-          if (!(await settled())) return;
-          const events = await feed.read(after, 1000, info, plan);
-          for (const e of events) {
-            after = e.seq;
-            yield e;
-            if (ended()) return;
-          }
-          if (events.length < 1000) break;
-        }
-        after = Math.max(after, upto);
-        continue;
-      }
-      await sleep(pollMs, signal);
-    }
+    const start = this.#feedFrom(type, o, this.#head(o));
+    // Its failure is the first next()'s answer, even when the watch ends before one is asked for.
+    start.catch(() => undefined);
+    return new ChangeStream({
+      start,
+      gate: () => this.#core.gate,
+      closed: () => this.#core.closed,
+      signal: o.signal,
+      error: (e) => (e instanceof RequestError ? new DataStoreError(fail(e.errors)) : e),
+    });
   }
 
   /**
    * The change feed as one envelope (the long-poll form of `watch`, for HTTP): the events after `since` (default:
-   * none yet, from now), at most `limit` (default 1,000, at most 10,000), waiting up to `waitMs` (default 0) for the
+   * those of writes issued after the call), at most `limit` (default 1,000, at most 10,000), waiting up to `waitMs` (default 0) for the
    * first. An empty answer after the wait is a success. Resume with the last event's `seq`.
    * @example const { data } = await store.changes('Well', { since: 41, waitMs: 25_000 });
    */
   changes(type?: string, options?: ChangesOptions): Promise<Envelope<ChangeEvent>> {
+    const o: ChangesOptions = options ?? {};
+    const valid = typeof o === 'object' && o !== null && !Array.isArray(o);
+    // Taken now, not once the request runs (after an atomic load, or a tick later): writes issued after the call are past it.
+    const head = valid && !this.#core.closed ? this.#head(o) : undefined;
     return this.#run(async () => {
-      const o: ChangesOptions = options ?? {};
-      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw requestError('INVALID_REQUEST', 'options: expected an object');
+      if (!valid) throw requestError('INVALID_REQUEST', 'options: expected an object');
       const limit = o.limit ?? 1000;
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw requestError('INVALID_REQUEST', 'limit: expected an integer from 1 to 10000', { field: 'limit' });
       const waitMs = o.waitMs ?? 0;
       if (typeof waitMs !== 'number' || !(waitMs >= 0 && waitMs <= 300_000)) throw requestError('INVALID_REQUEST', 'waitMs: expected a number of milliseconds from 0 to 300000', { field: 'waitMs' });
-      const { feed, info, plan, after } = await this.#feedFrom(type, o);
+      const { feed, info, plan, after } = await this.#feedFrom(type, o, head);
       const deadline = performance.now() + waitMs;
       for (;;) {
         while (this.#core.gate) await this.#core.gate;
@@ -397,8 +370,26 @@ export class DynamicStore {
     });
   }
 
-  /** The feed, the type and query to filter by, and the seq to read after, of a `watch` or `changes` request. */
-  async #feedFrom(type: string | undefined, o: WatchOptions): Promise<FeedStart> {
+  /**
+   * Where a feed request without `since` starts: the feed's head, read at once (on SQLite before this returns; on
+   * PostgreSQL ahead of the store's later requests), so a write issued after the call is never taken for an earlier one.
+   */
+  #head(o: WatchOptions): Promise<number> | undefined {
+    const feed = this.#core.backend.feed;
+    if (!feed || o.since !== undefined) return undefined;
+    let head: Promise<number>;
+    try {
+      head = Promise.resolve(feed.head());
+    } catch (e) {
+      head = Promise.reject(e);
+    }
+    // Awaited by #feedFrom once the request is checked; a refused request never awaits it.
+    head.catch(() => undefined);
+    return head;
+  }
+
+  /** The feed, the type and query to filter by, and the seq to read after (`since`, else `head`), of a `watch` or `changes` request. */
+  async #feedFrom(type: string | undefined, o: WatchOptions, head: Promise<number> | undefined): Promise<FeedStart> {
     const pollMs = o.pollMs ?? 25;
     if (typeof pollMs !== 'number' || !(pollMs >= 1 && pollMs <= 60_000)) throw requestError('INVALID_REQUEST', 'pollMs: expected a number of milliseconds from 1 to 60000', { field: 'pollMs' });
     if (o.since !== undefined && (!Number.isSafeInteger(o.since) || o.since < 0)) throw requestError('INVALID_REQUEST', 'since: expected a non-negative integer (an event seq)', { field: 'since' });
@@ -408,12 +399,13 @@ export class DynamicStore {
     if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
     const info = type === undefined ? null : this.#resolve(type);
     const plan = info && o.query !== undefined ? parsePlan(this.#ctx(info), o.query, undefined) : null;
+    if (o.since === undefined) return { feed, info, plan, after: await (head ?? feed.head()), pollMs };
     const bounds = await feed.bounds();
-    if (o.since !== undefined && o.since < bounds.first - 1) {
+    if (o.since < bounds.first - 1) {
       const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
       throw requestError('CHANGES_PRUNED', message, { field: 'since' });
     }
-    return { feed, info, plan, after: o.since ?? bounds.last, pollMs };
+    return { feed, info, plan, after: o.since, pollMs };
   }
 
   /**
@@ -522,6 +514,7 @@ export class DynamicStore {
     }
     const atomic = o.atomic === true;
     const stopOnError = o.stopOnError === true;
+    const keepStamps = o.keepStamps === true;
     const { backend, settings } = this.#core;
     let info: TypeInfo;
     let journal: RequestJournal;
@@ -598,7 +591,7 @@ export class DynamicStore {
           refused++;
           found.push(...r.errors);
         } else {
-          batch.push(this.#stamp(r.doc, now, activityId));
+          batch.push(this.#stamp(r.doc, now, activityId, undefined, keepStamps));
           positions.push(read);
         }
         read++;
@@ -657,16 +650,21 @@ export class DynamicStore {
   }
 
   /**
-   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
+   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing. A replacement
+   * equal to the stored document (stamps aside) changes nothing, stamps included, and still counts.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
-  replace(type: string, docs: unknown, options?: WriteOptions): Promise<Envelope<never>> {
+  replace(type: string, docs: unknown, options?: ReplaceOptions): Promise<Envelope<never>> {
     return this.#write('replace', type, options, (journal) => {
       const info = this.#resolve(type);
       const valid = this.#validateAll(info, docs);
-      return then(
-        this.#core.backend.replace(info, valid, (d, old) => this.#stamp(d, journal.at, journal.activityId, old), journal),
-        ({ insertedIds, replaced }) => envelope<never>({ insertedIds, count: insertedIds.length + replaced }),
+      const keepStamps = isPlainObject(options) && options.keepStamps === true;
+      const stamp = (d: StoredDoc, old?: StoredDoc) => {
+        const doc = this.#stamp(d, journal.at, journal.activityId, old, keepStamps);
+        return old && sameDocument(old, doc) ? null : doc;
+      };
+      return then(this.#core.backend.replace(info, valid, stamp, journal), ({ insertedIds, replaced, unchanged }) =>
+        envelope<never>({ insertedIds, count: insertedIds.length + replaced + unchanged }),
       );
     });
   }
@@ -910,19 +908,23 @@ export class DynamicStore {
     };
   }
 
-  /** Sets the base fields on a validated document (a fresh object of the store's own), in place. */
-  #stamp(doc: StoredDoc, now: string, activityId: string, keep?: Kept): StoredDoc {
+  /**
+   * Sets the base fields on a validated document (a fresh object of the store's own), in place: a replacement keeps
+   * the creation stamps of the stored document `keep`; with `given`, the document's own stamps stay where it has them.
+   */
+  #stamp(doc: StoredDoc, now: string, activityId: string, keep?: StoredDoc, given = false): StoredDoc {
     const { settings } = this.#core;
+    const own = (field: string) => given && doc[field] !== undefined && doc[field] !== null;
     if (typeof doc.id !== 'string') doc.id = settings.newId();
-    doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
-    doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
-    doc.updatedAt = now;
-    doc.updatedBy = this.#userId;
-    doc.modifiedTimestamp = Date.parse(now);
+    if (!own('createdAt')) doc.createdAt = keep ? keep.createdAt : (doc.createdAt ?? now);
+    if (!own('createdBy')) doc.createdBy = keep ? keep.createdBy : (doc.createdBy ?? this.#userId);
+    if (!own('updatedAt')) doc.updatedAt = now;
+    if (!own('updatedBy')) doc.updatedBy = this.#userId;
+    if (!own('modifiedTimestamp')) doc.modifiedTimestamp = Date.parse(now);
     doc.schemaVersion = settings.catalogue.version;
     // A replaced document keeps the activity that created it (absent when it was created before activities were kept).
-    doc.createdActivityId = keep ? (keep.createdActivityId ?? undefined) : (doc.createdActivityId ?? activityId);
-    doc.lastUpdatedActivityId = activityId;
+    if (!own('createdActivityId')) doc.createdActivityId = keep ? (keep.createdActivityId ?? undefined) : (doc.createdActivityId ?? activityId);
+    if (!own('lastUpdatedActivityId')) doc.lastUpdatedActivityId = activityId;
     return doc;
   }
 
@@ -971,6 +973,27 @@ export class DynamicStore {
   }
 }
 
+/** The stamps every write sets anew: a replacement that differs from the stored document only in them changes nothing. */
+const WRITE_STAMPS = new Set(['updatedAt', 'updatedBy', 'modifiedTimestamp', 'lastUpdatedActivityId']);
+
+/** True when a replacement equals the stored document, its write stamps aside (member order does not matter). */
+function sameDocument(stored: StoredDoc, doc: StoredDoc): boolean {
+  const fields = (d: StoredDoc) => Object.keys(d).filter((k) => !WRITE_STAMPS.has(k) && d[k] !== undefined);
+  const a = fields(stored);
+  return a.length === fields(doc).length && a.every((k) => sameJson(stored[k], doc[k]));
+}
+
+/** Deep equality of JSON values; a member whose value is undefined counts as absent, as JSON.stringify has it. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => sameJson(x, b[i]));
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x).filter((k) => x[k] !== undefined);
+  return keys.length === Object.keys(y).filter((k) => y[k] !== undefined).length && keys.every((k) => sameJson(x[k], y[k]));
+}
+
 /** Applies f to a backend's answer: at once when it is a value (SQLite), after it when it is a promise. */
 function then<T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> {
   return value instanceof Promise ? value.then(f) : f(value);
@@ -995,20 +1018,6 @@ function insertEnvelope(r: InsertResult, requested: number): Envelope<never> {
 function rolledBack(part: number, failed: number, cause: Envelope<never>): Envelope<never> {
   const code = cause.errors[0]?.code ?? 'INTERNAL';
   return fail<never>([{ code, message: `part ${part} was rolled back: part ${failed} failed (${cause.message})` }]);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** The answer to a delete or purge with an empty query: refused, nothing removed, `success` as the service answers. */

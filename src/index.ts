@@ -1,4 +1,4 @@
-export { DataStore, type OpenOptions, type InsertOptions, type LoadOptions, type WriteOptions, type UpdateOptions, type WatchOptions, type ChangeEvent, type Version } from './store.js';
+export { DataStore, type OpenOptions, type InsertOptions, type LoadOptions, type ReplaceOptions, type WriteOptions, type UpdateOptions, type WatchOptions, type ChangeEvent, type Version } from './store.js';
 export { DynamicStore } from './dynamic.js';
 export { unwrap, DataStoreError, ERROR_CODES, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
 export {

@@ -5,13 +5,13 @@
  * knows (`'Folder'` for Petron); both spellings give the same document type.
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
-import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './dynamic.js';
+import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type ReplaceOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './dynamic.js';
 import type { ChangeEvent, Version } from './backend.js';
 import type { Envelope } from './envelope.js';
 import type { Query, QueryOptions, UpdateBody, IterateOptions } from './query/types.js';
 import type { Db } from './sqlite/connection.js';
 
-export type { InsertOptions, LoadOptions, OpenOptions, UpdateOptions, WatchOptions, WriteOptions } from './dynamic.js';
+export type { InsertOptions, LoadOptions, OpenOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './dynamic.js';
 export type { ChangeEvent, Version } from './backend.js';
 
 /**
@@ -195,10 +195,11 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   }
 
   /**
-   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing.
+   * Upserts by id: a document whose id exists replaces it whole, any other is inserted. All or nothing. A replacement
+   * equal to the stored document (stamps aside) changes nothing, stamps included, and still counts.
    * @example await store.replace('Well', [{ id: existingId, pwi: 'W1', statusCurrent: 'Shut-in' }])
    */
-  replace<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[], options?: WriteOptions): Promise<Envelope<never>> {
+  replace<T extends TypeName<C>>(type: T, docs: readonly NoInfer<DocInput<T, C>>[], options?: ReplaceOptions): Promise<Envelope<never>> {
     return this.#dynamic.replace(type, docs, options);
   }
 

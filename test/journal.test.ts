@@ -76,6 +76,49 @@ describe.each(backends())('version history on $name', (backend) => {
 
 });
 
+describe.each(backends())('replace of an unchanged document on $name', (backend) => {
+  it('writes no version and no change event and leaves every stamp; a changed one still writes', async () => {
+    const store = await backend.open({ history: ['Well'], changeFeed: true, activityLog: true });
+    await store.insert('Well', [{ pwi: 'A', name: 'a', extra: { x: 1, y: [1, 2] } }, { pwi: 'B', name: 'b' }]);
+    const [a, b] = (await store.query('Well', {})).data;
+    const head = (await store.dynamic.changes(undefined, { since: 0 })).data.length;
+    // Members in another order, and stamps from elsewhere: still the same document.
+    const again = { extra: { y: [1, 2], x: 1 }, name: 'a', pwi: 'A', id: a!.id, updatedAt: '2001-01-01', updatedBy: 'someone' };
+    const r = await store.replace('Well', [again, { ...b }], { activityId: 'same' });
+    expect([r.success, r.count, r.insertedIds]).toEqual([true, 2, []]);
+    expect((await store.query('Well', {})).data).toEqual([a, b]);
+    expect((await store.history('Well', a!.id as string)).data.map((v) => v.event)).toEqual(['insert']);
+    expect((await store.dynamic.changes(undefined, { since: 0 })).data.length).toBe(head);
+    const log = await store.query('ActivityLog', { createdActivityId: 'same' });
+    expect(log.data.map((l) => [l.name, l.numDocsCreated, l.numDocsModified, l.hasError])).toEqual([['replace', 0, 0, false]]);
+    // One changed member: that document is replaced and stamped, the unchanged one is not.
+    const changed = await store.replace('Well', [{ ...a, name: 'a2' }, { ...b }], { activityId: 'changed' });
+    expect([changed.success, changed.count]).toEqual([true, 2]);
+    const [a2, b2] = (await store.query('Well', {})).data;
+    expect([a2!.name, a2!.lastUpdatedActivityId, a2!.createdAt]).toEqual(['a2', 'changed', a!.createdAt]);
+    expect(b2).toEqual(b);
+    expect((await store.history('Well', a!.id as string)).data.map((v) => v.event)).toEqual(['insert', 'replace']);
+    expect((await store.dynamic.changes(undefined, { since: 0 })).data.slice(head).map((e) => [e.op, e.doc.pwi])).toEqual([['replace', 'A']]);
+    store.close();
+  });
+
+  it('keeps the stamps a document carries with keepStamps, and sets them without it', async () => {
+    const store = await backend.open();
+    const stamps = { createdAt: '2020-01-01T00:00:00.000Z', createdBy: 'etl', createdActivityId: 'c1', updatedAt: '2021-01-01T00:00:00.000Z', updatedBy: 'ops', modifiedTimestamp: 1609459200000, lastUpdatedActivityId: 'u1' };
+    await store.load('Well', [{ id: 'kept', pwi: 'K', ...stamps }], { keepStamps: true });
+    await store.replace('Well', [{ id: 'kept2', pwi: 'K2', ...stamps }], { keepStamps: true });
+    await store.load('Well', [{ id: 'set', pwi: 'S', ...stamps }]);
+    const byId = Object.fromEntries((await store.query('Well', {})).data.map((d) => [d.id, d]));
+    expect(byId.kept).toMatchObject(stamps);
+    expect(byId.kept2).toMatchObject(stamps);
+    // Without it, a write is stamped by the store (creation stamps given on insert are kept, as always).
+    expect(byId.set!.updatedBy).toBe(store.userId);
+    expect(byId.set!.updatedAt).not.toBe(stamps.updatedAt);
+    expect(byId.set!.lastUpdatedActivityId).not.toBe('u1');
+    store.close();
+  });
+});
+
 describe('version history on SQLite files', () => {
   it('history: true covers every type but the journal ones; bad options throw at open', () => {
     expect(() => DataStore.open(':memory:', { history: ['Wel' as 'Well'] })).toThrow(RangeError);
@@ -189,6 +232,51 @@ describe.each(backends())('change feed on $name', (backend) => {
     store.close();
   });
 
+  it('a watch without since sees every write issued after watch() returns, before its first next()', async () => {
+    const store = await backend.open({ changeFeed: true });
+    await store.insert('Well', [{ pwi: 'BEFORE' }]);
+    const events = store.watch('Well');
+    // Not awaited: issued in the same tick as the watch, as an application would.
+    const written = Promise.all([store.insert('Well', [{ pwi: 'A' }]), store.insert('Well', [{ pwi: 'B' }])]);
+    const seen: unknown[] = [];
+    for await (const e of events) {
+      seen.push(e.doc.pwi);
+      if (seen.length === 2) break;
+    }
+    await written;
+    expect(seen).toEqual(['A', 'B']);
+    store.close();
+  });
+
+  it('changes() without since starts where it is called, not where its request runs', async () => {
+    const store = await backend.open({ changeFeed: true });
+    await store.insert('Well', [{ pwi: 'BEFORE' }]);
+    const polled = store.dynamic.changes('Well', { waitMs: 30_000 });
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const answer = await polled;
+    expect(answer.success).toBe(true);
+    expect(answer.data.map((e) => e.doc.pwi)).toEqual(['A']);
+    store.close();
+  });
+
+  it("return() ends a pending next() with done and settles, as events.on's iterators do", async () => {
+    const store = await backend.open({ changeFeed: true });
+    const events = store.watch('Well');
+    const pending = events.next();
+    expect(await events.return(undefined)).toEqual({ done: true, value: undefined });
+    expect(await pending).toEqual({ done: true, value: undefined });
+    expect(await events.next()).toEqual({ done: true, value: undefined });
+    // A consumer that stops waiting at a deadline, then stops: its loop ends without an event.
+    const ac = new AbortController();
+    const raced = store.watch('Well', { signal: ac.signal });
+    const step = raced.next();
+    ac.abort();
+    expect(await step).toEqual({ done: true, value: undefined });
+    await store.insert('Well', [{ pwi: 'LATE' }]);
+    expect(await raced.next()).toEqual({ done: true, value: undefined });
+    store.close();
+  });
+
   it('resumes from since with exactly the missed events, and refuses a since that was pruned (CHANGES_PRUNED)', async () => {
     const store = await backend.open({ changeFeed: true, changeRetention: 10 });
     for (let i = 0; i < 5; i++) await store.insert('Well', [{ pwi: `W${i}` }]);
@@ -274,6 +362,27 @@ describe('change feed beside an atomic load', () => {
     await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
     await got.done;
     expect(got.seen.map((e) => e.doc.pwi)).toEqual(['A', 'B']);
+    store.close();
+  });
+
+  it('a watch without since started during an atomic load yields the load once it commits', async () => {
+    const store = DataStore.open(':memory:', { changeFeed: true });
+    await store.insert('Well', [{ pwi: 'BEFORE' }]);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    async function* source() {
+      yield { pwi: 'L1' };
+      await held;
+      yield { pwi: 'L2' };
+    }
+    const loading = store.load('Well', source(), { atomic: true, batchSize: 1 });
+    await tick();
+    // Its transaction holds the watch's connection: the start is the feed's committed head, not its own events.
+    const got = collect(store.watch('Well'), 2);
+    release();
+    expect((await loading).count).toBe(2);
+    await got.done;
+    expect(got.seen.map((e) => e.doc.pwi)).toEqual(['L1', 'L2']);
     store.close();
   });
 });

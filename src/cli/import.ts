@@ -1,7 +1,7 @@
 /** `consolidata import`: documents from a JSON array or NDJSON stream into a store, in batches. */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { LoadOptions } from '../dynamic.js';
+import type { LoadOptions, ReplaceOptions } from '../dynamic.js';
 import type { Envelope, EnvelopeError } from '../envelope.js';
 import type { StoreLike } from '../http/types.js';
 
@@ -15,7 +15,11 @@ export type ImportStore = Loader | { readonly dynamic: Loader };
 
 interface Loader extends StoreLike {
   load(type: string, source: AsyncIterable<unknown>, options?: LoadOptions): Promise<Envelope<never>>;
+  replace(type: string, docs: unknown, options?: ReplaceOptions): Promise<Envelope<unknown>>;
 }
+
+/** An import restores documents as the file has them: the stamps an exported document carries are kept. */
+const RESTORE = { keepStamps: true } as const;
 
 function loaderOf(store: ImportStore): Loader {
   return 'dynamic' in store ? store.dynamic : store;
@@ -199,6 +203,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     } else {
       let done = 0;
       const env = await loaderOf(opts.store).load(opts.type, documents(), {
+        ...RESTORE,
         batchSize,
         atomic: opts.atomic === true,
         stopOnError: opts.abortOnError === true,
@@ -270,7 +275,7 @@ async function upsertBatch(
 ): Promise<void> {
   let rest = items;
   while (rest.length) {
-    const env = await loaderOf(opts.store).replace(opts.type, rest.map((i) => i.doc));
+    const env = await loaderOf(opts.store).replace(opts.type, rest.map((i) => i.doc), RESTORE);
     if (env.success) {
       summary.imported += env.count;
       return;
@@ -279,7 +284,7 @@ async function upsertBatch(
     rest = rest.filter((_, i) => !bad.has(i));
     if (env.errors.some((e) => e.code === 'DUPLICATE_KEY')) {
       for (const item of rest) {
-        const one = await loaderOf(opts.store).replace(opts.type, [item.doc]);
+        const one = await loaderOf(opts.store).replace(opts.type, [item.doc], RESTORE);
         if (one.success) summary.imported += one.count;
         else refused(opts, [item], one.errors, label, skip);
       }

@@ -16,7 +16,7 @@ import {
   type Explained,
   type FieldSet,
   type InsertResult,
-  type Kept,
+  type ReplaceResult,
   type QueryResult,
   type StoredDoc,
   type ChangeEvent,
@@ -24,7 +24,7 @@ import {
   type Journal,
   type WriteCounts,
 } from '../backend.js';
-import { CHANGES_CHANNEL, CHANGES_TABLE, contextStatement } from './journal.js';
+import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, contextStatement } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
@@ -54,6 +54,7 @@ const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK = '40P01';
 const LOCK_TIMEOUT = '55P03';
 const UNIQUE_VIOLATION = '23505';
+const UNDEFINED_TABLE = '42P01';
 /** The server refused a translated pattern (too complex for its engine). */
 const BAD_REGEX = new Set(['2201B', '54001']);
 /** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
@@ -165,6 +166,8 @@ export class PostgresBackend implements Backend {
   /** Commits of this store's writes, and notifications of anyone's change events (LISTEN): the feed's version. */
   #commits = 0;
   #notified = 0;
+  /** Reads of the feed's head in flight (see feed.head): requests issued after one connect once it is read. */
+  readonly #heads = new Set<Promise<number>>();
   /** The connection LISTENing to change events, once a watch asked for the feed's version. */
   #listener: Promise<PgClientLike | null> | undefined;
 
@@ -304,7 +307,9 @@ export class PostgresBackend implements Backend {
 
   // ---- running ---------------------------------------------------------------------------------------------
 
-  async #client<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+  async #client<T>(fn: (s: Session) => Promise<T>, head = false): Promise<T> {
+    // After the head reads of watches started before this request: its events then come after their start.
+    if (!head && this.#heads.size) await Promise.allSettled(this.#heads);
     const client = await this.#pool.connect();
     let broken: Error | undefined;
     try {
@@ -683,11 +688,11 @@ export class PostgresBackend implements Backend {
   async replace(
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null,
     journal?: Journal,
-  ): Promise<{ insertedIds: string[]; replaced: number }> {
+  ): Promise<ReplaceResult> {
     this.#storable(docs);
-    const j: JournalSpec<{ insertedIds: string[]; replaced: number }> = {
+    const j: JournalSpec<ReplaceResult> = {
       op: 'replace',
       journal,
       counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }),
@@ -714,9 +719,9 @@ export class PostgresBackend implements Backend {
     s: Session,
     info: TypeInfo,
     docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
+    stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null,
     oneByOne: boolean,
-  ): Promise<{ insertedIds: string[]; replaced: number }> {
+  ): Promise<ReplaceResult> {
     const table = this.#table(info);
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
@@ -728,11 +733,16 @@ export class PostgresBackend implements Backend {
     type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean; revived: boolean };
     const ops: Op[] = [];
     const soft = this.softDelete.has(info.name);
+    let unchanged = 0;
     for (const [index, d] of docs.entries()) {
       const prior = typeof d.id === 'string' ? stored.get(d.id) : undefined;
       // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
       const revived = soft && prior !== undefined && prior.deletedAt !== undefined && prior.deletedAt !== null;
-      const doc = stamp(d, prior && !revived ? { createdAt: prior.createdAt, createdBy: prior.createdBy, createdActivityId: prior.createdActivityId } : undefined);
+      const doc = stamp(d, revived ? undefined : prior);
+      if (!doc) {
+        unchanged++;
+        continue;
+      }
       if (prior) this.#keepShard(info, prior, doc, index);
       const safe = !!prior && !revived && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
       ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived });
@@ -770,7 +780,7 @@ export class PostgresBackend implements Backend {
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
     }
-    return { insertedIds, replaced };
+    return { insertedIds, replaced, unchanged };
   }
 
   async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): Promise<number> {
@@ -897,6 +907,7 @@ export class PostgresBackend implements Backend {
     let ended = false;
     const open = () =>
       (opened ??= (async () => {
+        if (this.#heads.size) await Promise.allSettled(this.#heads);
         const client = await this.#pool.connect();
         const s = new Session(client);
         try {
@@ -950,19 +961,43 @@ export class PostgresBackend implements Backend {
       const rows = (await this.#single((s) => s.rows(sql, params.values))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
       return rows.map(([seq, t, op, id, body, activity, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(body) as StoredDoc, activityId: activity, at }));
     },
-    bounds: async () => {
-      const table = qualified(this.#options.schema, CHANGES_TABLE);
-      const [[first, last]] = (await this.#single((s) => s.rows(`SELECT min(seq), max(seq) FROM ${table}`))) as [[string | null, string | null]];
-      if (last !== null) return { first: Number(first), last: Number(last) };
-      // None kept: the next seq follows the last one the sequence gave.
-      const [[given]] = (await this.#single((s) => s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`]))) as [[string | null]];
-      return { first: Number(given ?? 0) + 1, last: Number(given ?? 0) };
+    bounds: () => this.#retry(() => this.#client((s) => this.#bounds(s))),
+    head: () => {
+      // Issued now, ahead of any request made after this call (see #client); no feed table, no head.
+      const read = this.#retry(() =>
+        this.#client(async (s) => {
+          try {
+            return (await this.#bounds(s)).last;
+          } catch (e) {
+            if (sqlState(e) === UNDEFINED_TABLE) return 0;
+            throw e;
+          }
+        }, true),
+      );
+      this.#heads.add(read);
+      const done = () => this.#heads.delete(read);
+      read.then(done, done);
+      return read;
     },
     version: async () => {
       await this.#listen();
       return `${this.#notified}.${this.#commits}`;
     },
   };
+
+  /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one the sequence gave. */
+  async #bounds(s: Session): Promise<{ first: number; last: number }> {
+    const [[first, last]] = (await s.rows(`SELECT min(seq), max(seq) FROM ${qualified(this.#options.schema, CHANGES_TABLE)}`)) as [[string | null, string | null]];
+    if (last !== null) return { first: Number(first), last: Number(last) };
+    // Read under the feed's lock: no writer then holds a seq it has not committed yet.
+    await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
+    try {
+      const [[given]] = (await s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
+      return { first: Number(given ?? 0) + 1, last: Number(given ?? 0) };
+    } finally {
+      await s.exec('COMMIT');
+    }
+  }
 
   /** LISTENs for change events on a connection of its own (once); without one, watches still see this store's commits. */
   #listen(): Promise<PgClientLike | null> {

@@ -67,7 +67,7 @@ export function pgJournalSchema(schema: string, catalogue: Catalogue, opts: PgJo
   const fn = (name: string) => qualified(schema, name);
   if (opts.changeFeed) {
     const changes = qualified(schema, CHANGES_TABLE);
-    const lock = `hashtext(${literal(`consolidata:changes:${schema}`)})`;
+    const lock = feedLock(schema);
     sql.push(
       `CREATE TABLE IF NOT EXISTS ${changes} (seq bigserial PRIMARY KEY, type text NOT NULL, op text NOT NULL, id text NOT NULL, doc jsonb, body text, activity text, at text NOT NULL)`,
       `INSERT INTO ${qualified(schema, 'cd_meta')} (key, value) VALUES ('changeRetention', ${literal(String(opts.changeRetention))}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
@@ -112,6 +112,11 @@ END $cd$`,
     if (opts.history.includes(type)) sql.push(`CREATE OR REPLACE TRIGGER ${ident(fitName(`jr.${encodeName(type)}.history`))} ${on} ${fn('cd_history')}(${literal(type)})`);
   }
   return sql;
+}
+
+/** The advisory lock every writer of a schema's feed holds from its first event to its commit (an SQL expression). */
+export function feedLock(schema: string): string {
+  return `hashtext(${literal(`consolidata:changes:${schema}`)})`;
 }
 
 /** The statement setting a transaction's context for the journal's triggers (rides on BEGIN). */

@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -391,44 +391,37 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  replace(
-    info: TypeInfo,
-    docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: Kept) => StoredDoc,
-    journal?: Journal,
-  ): { insertedIds: string[]; replaced: number } {
+  replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): ReplaceResult {
     const table = this.#table(info);
-    const find = this.#statements.get(
-      `SELECT seq, json_extract(doc, '$."createdAt"') AS createdAt, json_extract(doc, '$."createdBy"') AS createdBy, json_extract(doc, '$."createdActivityId"') AS createdActivityId, json_extract(doc, '$."deletedAt"') AS deletedAt FROM ${table} WHERE id = ?`,
-    );
+    const find = this.#statements.get(`SELECT seq, json(doc) AS doc FROM ${table} WHERE id = ?`);
     const soft = this.softDelete.has(info.name);
     const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
     const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
     return this.#write(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
+      let unchanged = 0;
       docs.forEach((d, index) => {
-        const old = typeof d.id === 'string' ? (find.get(d.id) as (Kept & { seq: number; deletedAt: unknown }) | undefined) : undefined;
+        const row = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; doc: string } | undefined) : undefined;
+        const old = row && (JSON.parse(row.doc) as StoredDoc);
         // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
-        const revived = soft && old !== undefined && old.deletedAt !== null;
+        const revived = soft && old !== undefined && old.deletedAt !== undefined && old.deletedAt !== null;
         const doc = stamp(d, revived ? undefined : old);
+        if (!doc) {
+          unchanged++;
+          return;
+        }
         try {
-          if (revived) {
-            put.run(JSON.stringify(doc), old.seq);
-            insertedIds.push(doc.id as string);
-          } else if (old) {
-            put.run(JSON.stringify(doc), old.seq);
-            replaced++;
-          } else {
-            add.run(doc.id, JSON.stringify(doc));
-            insertedIds.push(doc.id as string);
-          }
+          if (row) put.run(JSON.stringify(doc), row.seq);
+          else add.run(doc.id, JSON.stringify(doc));
+          if (row && !revived) replaced++;
+          else insertedIds.push(doc.id as string);
         } catch (e) {
           if (!isDuplicate(e)) throw e;
           throw new RequestError(duplicateError(info, doc, index, collidingKey(this.#db, e)));
         }
       });
-      return { insertedIds, replaced };
+      return { insertedIds, replaced, unchanged };
     }, 2, { op: 'replace', journal, counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) });
   }
 
@@ -478,11 +471,14 @@ export class SqliteBackend implements Backend {
    */
   bulk(): BulkWriter {
     this.#retry(() => this.#db.exec('BEGIN IMMEDIATE'));
+    // Read before the first insert, under the write lock: the newest committed seq until this transaction ends.
+    this.#heldHead = this.feed.head() as number;
     const bulk = new BulkInserts(this.#db);
     let open = true;
     const end = (commit: boolean) => {
       if (!open) return;
       open = false;
+      this.#heldHead = undefined;
       if (!commit) {
         this.#db.exec('ROLLBACK');
         bulk.abort();
@@ -506,6 +502,8 @@ export class SqliteBackend implements Backend {
 
   /** Write transactions this connection committed: PRAGMA data_version changes only for other connections' commits. */
   #commits = 0;
+  /** The feed's committed head while a bulk transaction is open: the connection reads its own uncommitted events. */
+  #heldHead: number | undefined;
 
   /** The change feed (journal.ts writes it): events read by seq, polled cheaply through data_version. */
   readonly feed: ChangeFeed = {
@@ -535,6 +533,8 @@ export class SqliteBackend implements Backend {
       return { first: r.first!, last: r.last };
     },
     version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.#commits}`,
+    // Synchronous, so a write issued after it commits later; without the feed's table there is no head (0).
+    head: () => this.#heldHead ?? (this.feed.enabled() ? (this.feed.bounds() as { last: number }).last : 0),
   };
 
   /** The whole database as bytes, in a form an in-memory database opens (see asRollbackJournal). */

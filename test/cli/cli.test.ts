@@ -240,6 +240,34 @@ describe('the built CLI', () => {
     expect(exp.stdout.trim().split('\n').map((l) => JSON.parse(l).id)).toEqual(['w-1', 'w-2', 'w-3']);
   });
 
+  it('export, import into a new database, export again: byte for byte the same; import --upsert of it changes nothing', async () => {
+    const source = join(dir, 'round-source.db');
+    const store = DataStore.open(source, { history: ['Well'], changeFeed: true });
+    await store.withUser('alice').insert('Well', [
+      { pwi: 'R1', basinName: 'Permian', surfaceLoc: { type: 'Point', coordinates: [-101.9, 31.8] }, extra: { a: [1, { b: 2.5 }], note: 'é' } },
+      { pwi: 'R2', spudDate: '5/1/2024' },
+    ]);
+    await store.update('Well', { pwi: 'R2' }, { statusCurrent: 'Producing' });
+    await store.close();
+    const exported = await node(['export', 'Well', '--db', source]);
+    expect(exported.stdout.trim().split('\n')).toHaveLength(2);
+    const file = join(dir, 'round.ndjson');
+    writeFileSync(file, exported.stdout);
+    for (const upsert of [[], ['--upsert']]) {
+      const target = join(dir, `round-target${upsert.length}.db`);
+      expect((await node(['import', 'Well', file, '--db', target, '--create', ...upsert])).code).toBe(0);
+      expect((await node(['export', 'Well', '--db', target])).stdout).toBe(exported.stdout);
+    }
+    // Into the database it came from: every document is unchanged, so nothing is written.
+    const again = await node(['import', 'Well', file, '--db', source, '--upsert']);
+    expect([again.code, again.stderr]).toEqual([0, 'consolidata import done: 2 imported, 0 skipped, 2 read\n']);
+    expect((await node(['export', 'Well', '--db', source])).stdout).toBe(exported.stdout);
+    const check = DataStore.open(source);
+    expect((await check.query('VersionDocument', {})).data.map((v) => v.event)).toEqual(['insert', 'insert', 'update']);
+    expect((await check.dynamic.changes(undefined, { since: 0 })).data.map((e) => e.op)).toEqual(['insert', 'insert', 'update']);
+    await check.close();
+  });
+
   it('import stops on SIGINT after the batch in flight, prints what was committed and exits 130', async () => {
     const file = join(dir, 'big.ndjson');
     const total = 100_000;

@@ -1,0 +1,187 @@
+/**
+ * A watch of the change feed as an explicit async iterator (not an async generator): `return()` settles at once and
+ * ends a pending `next()` with `{ done: true }`, as Node's `events.on` iterators do, where a generator's `return()`
+ * would queue behind the pending `next()` until the next event.
+ */
+import type { ChangeEvent, ChangeFeed } from './backend.js';
+import type { TypeInfo } from './catalogue/index.js';
+import type { QueryPlan } from './query/ast.js';
+
+/** Where a feed request starts: the feed, what it filters by, the seq it reads after, its polling period. */
+export interface FeedStart {
+  feed: ChangeFeed;
+  info: TypeInfo | null;
+  plan: QueryPlan | null;
+  after: number;
+  pollMs: number;
+}
+
+/** What a watch needs of its store. */
+export interface WatchSource {
+  /** Where it starts, taken when the watch was made; a rejection is the first `next()`'s. */
+  readonly start: Promise<FeedStart>;
+  /** The atomic load holding the store's connection, if any: the feed is read after it. */
+  gate(): Promise<unknown> | null;
+  closed(): boolean;
+  signal?: AbortSignal | undefined;
+  /** The error a `next()` rejects with for an error of the feed. */
+  error(e: unknown): unknown;
+}
+
+/** Events read at a time. */
+const BATCH = 1000;
+
+const done = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
+
+/**
+ * The change feed's events in commit order, read `BATCH` at a time and polled every `pollMs` for new ones, until
+ * `return()`, the signal, or the store's close ends it. Steps run one at a time, in the order `next()` was called.
+ * @example const w = new ChangeStream(source); const { value } = await w.next(); await w.return();
+ */
+export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined> {
+  readonly #source: WatchSource;
+  /** Aborted when the iteration ends, whatever ended it: wakes the poll's sleep and drops the signal's listener. */
+  readonly #halt = new AbortController();
+  /** Resolved by `return()` or the signal: ends a pending `next()` at once. */
+  readonly #stopped: Promise<IteratorReturnResult<void>>;
+  #stop!: () => void;
+  #queue: Promise<unknown> = Promise.resolve();
+  #done = false;
+  #from: FeedStart | undefined;
+  /** The seq of the last event yielded (or passed over: see #upto). */
+  #after = 0;
+  /** The feed's version at the last look: a new one means something may have committed. */
+  #seen = '';
+  #buffer: ChangeEvent[] = [];
+  /** The last read filled its batch: read on before waiting. */
+  #full = false;
+  /** During a round of reads, the newest seq when it began: every event up to it has committed (-1: no round). */
+  #upto = -1;
+
+  constructor(source: WatchSource) {
+    this.#source = source;
+    this.#stopped = new Promise((resolve) => {
+      this.#stop = () => {
+        this.#end();
+        resolve(done());
+      };
+    });
+    const signal = source.signal;
+    if (signal?.aborted) this.#stop();
+    else if (signal) {
+      const abort = () => this.#stop();
+      signal.addEventListener('abort', abort, { once: true });
+      this.#halt.signal.addEventListener('abort', () => signal.removeEventListener('abort', abort), { once: true });
+    }
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** The next event; `{ done: true }` once the iteration ended (at once when `return()` is called meanwhile). */
+  next(): Promise<IteratorResult<ChangeEvent, void>> {
+    if (this.#done) return Promise.resolve(done());
+    const step = this.#queue.then(() => this.#step());
+    this.#queue = step.catch(() => undefined);
+    const settled = step.then(
+      (r) => {
+        if (r.done) this.#end();
+        return r;
+      },
+      (e: unknown) => {
+        this.#end();
+        throw this.#source.error(e);
+      },
+    );
+    return Promise.race([settled, this.#stopped]);
+  }
+
+  /** Ends the iteration: a pending `next()` answers `{ done: true }`, and so does every later one. */
+  return(): Promise<IteratorReturnResult<void>> {
+    this.#stop();
+    return Promise.resolve(done());
+  }
+
+  /** Ends the iteration and rejects with `e`, as a generator without a `catch` does. */
+  throw(e: unknown): Promise<IteratorResult<ChangeEvent, void>> {
+    this.#stop();
+    return Promise.reject(e);
+  }
+
+  #end(): void {
+    this.#done = true;
+    this.#halt.abort();
+  }
+
+  #ended(): boolean {
+    return this.#done || this.#source.closed();
+  }
+
+  /** True once no atomic load holds the connection (its events are not committed yet), unless the watch ended. */
+  async #ready(): Promise<boolean> {
+    for (let gate = this.#source.gate(); gate; gate = this.#source.gate()) await gate;
+    return !this.#ended();
+  }
+
+  async #step(): Promise<IteratorResult<ChangeEvent, void>> {
+    if (this.#ended()) return done();
+    if (!this.#from) {
+      this.#from = await this.#source.start;
+      this.#after = this.#from.after;
+    }
+    const { feed, pollMs } = this.#from;
+    for (;;) {
+      if (this.#ended()) return done();
+      const e = this.#buffer.shift();
+      if (e) {
+        this.#after = e.seq;
+        return { done: false, value: e };
+      }
+      if (this.#upto >= 0) {
+        if (this.#full) {
+          if (!(await this.#ready())) return done();
+          await this.#read();
+          continue;
+        }
+        // Every event up to the round's start has committed (seq order is commit order): the position moves past
+        // those that did not match too, and they are not scanned again.
+        this.#after = Math.max(this.#after, this.#upto);
+        this.#upto = -1;
+      }
+      if (!(await this.#ready())) return done();
+      const version = await feed.version();
+      if (version !== this.#seen) {
+        // Remembered before reading: a commit while reading is read on the next round.
+        this.#seen = version;
+        if (!(await this.#ready())) return done();
+        const upto = (await feed.bounds()).last;
+        if (!(await this.#ready())) return done();
+        this.#upto = upto;
+        await this.#read();
+        continue;
+      }
+      await sleep(pollMs, this.#halt.signal);
+    }
+  }
+
+  async #read(): Promise<void> {
+    const { feed, info, plan } = this.#from!;
+    this.#buffer = await feed.read(this.#after, BATCH, info, plan);
+    this.#full = this.#buffer.length === BATCH;
+  }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const wake = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal?.addEventListener('abort', wake, { once: true });
+  });
+}
