@@ -44,8 +44,8 @@ export interface ImportOptions {
   upsert?: boolean;
   /** Stops reading when aborted (Ctrl-C): the lines already read are written, then the summary says `interrupted`. */
   signal?: AbortSignal;
-  /** Called after each batch with the bytes read so far (for a progress bar). */
-  onProgress?: (bytesRead: number) => void;
+  /** Called after each batch with the bytes and documents (lines or elements) read so far, for a progress bar. */
+  onProgress?: (progress: { bytes: number; documents: number }) => void;
 }
 
 export interface ImportSummary {
@@ -191,7 +191,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
         if (pending.length) await upsertBatch(opts, pending, label, summary, skip);
         pending = [];
         printHeld();
-        opts.onProgress?.(bytes);
+        opts.onProgress?.({ bytes, documents: summary.read });
       };
       let n = 0;
       for await (const doc of documents()) {
@@ -215,7 +215,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           // Kept as batches commit: a run its source ends (a bad line under --abort-on-error) gets no answer.
           summary.imported = p.written;
           printHeld();
-          opts.onProgress?.(bytes);
+          opts.onProgress?.({ bytes, documents: summary.read });
         },
       });
       summary.imported = env.count;

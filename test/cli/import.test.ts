@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../../src/index.js';
-import { importCommand } from '../../src/cli/commands.js';
+import { importCommand, progressPayload } from '../../src/cli/commands.js';
 import { importExitCode, runImport } from '../../src/cli/import.js';
 import { buildCli, runCli } from './build.js';
 import { FakeTty, screen } from './terminal.js';
@@ -262,8 +262,19 @@ describe('import on a terminal', () => {
     });
     const first = shown.indexOf(bad[0]!);
     expect(shown.slice(first, first + bad.length)).toEqual(bad);
-    expect(shown.at(-2)).toMatch(/^importing .* 100% \| (\d+)\/\1 bytes$/);
+    // Documents, not bytes: all 20,000 lines were read, and none is left.
+    expect(shown.at(-2)).toMatch(/^importing \S+ 100% \| 20,000 documents \| [\d,]+ documents\/s \| ETA 0s$/);
     expect(shown.at(-1)).toBe('consolidata import done: 19984 imported, 16 skipped, 20000 read');
+  });
+
+  it('the bar counts documents and their rate, and tells the time left from the fraction of bytes read', () => {
+    // Half the bytes in 4 s: 4 s more.
+    expect(progressPayload(5_000_000, 20_000, 10_000_000, 4)).toEqual({ documents: '20,000', rate: '5,000', eta_left: '4s' });
+    // A tenth in 20 s: 180 s more; a hundredth in 50 s: 4,950 s more.
+    expect(progressPayload(1_000, 37, 10_000, 20).eta_left).toBe('3m00s');
+    expect(progressPayload(1, 1, 100, 50).eta_left).toBe('1h22m');
+    // Nothing read yet: no rate, no estimate.
+    expect(progressPayload(0, 0, 10_000, 0)).toEqual({ documents: '0', rate: '0', eta_left: '…' });
   });
 
   it('without a terminal there is no bar: bad lines stream as they come, then the summary', async () => {
