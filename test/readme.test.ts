@@ -216,7 +216,7 @@ describe('README', () => {
   });
 
   it('states the sample size exactly as `serve --sample` prints it', () => {
-    const { wells, daily } = sampleData();
+    const { Well: wells, DailyProduction: daily } = sampleData();
     const printed = sampleSummary([
       { type: 'Well', count: wells.length },
       { type: 'DailyProduction', count: daily.length },

@@ -142,11 +142,11 @@ describe('sampleData', () => {
     const a = sampleData(7, 5, 10);
     expect(sampleData(7, 5, 10)).toEqual(a);
     expect(sampleData(8, 5, 10)).not.toEqual(a);
-    expect(a.wells).toHaveLength(5);
-    expect(a.daily).toHaveLength(50);
+    expect(a.Well).toHaveLength(5);
+    expect(a.DailyProduction).toHaveLength(50);
     const store = DataStore.open();
-    expect((await store.insert('Well', a.wells)).success).toBe(true);
-    expect((await store.insert('DailyProduction', a.daily)).success).toBe(true);
+    expect((await store.insert('Well', a.Well)).success).toBe(true);
+    expect((await store.insert('DailyProduction', a.DailyProduction)).success).toBe(true);
     const inBox = await store.query('Well', { surfaceLoc: { bounds: [-106, 27, -96, 49] } });
     expect(inBox.total).toBe(5);
     store.close();
@@ -319,7 +319,7 @@ describe('the built CLI', () => {
 
   it('serve --sample loads the sample once and says how many documents, as the README does', async () => {
     const db = join(dir, 'sample.db');
-    const { wells, daily } = sampleData();
+    const { Well: wells, DailyProduction: daily } = sampleData();
     const first = await startServe(cli.path, ['--db', db, '--port', '0', '--sample'], dir);
     expect(await first.stop()).toBe(0);
     const summary = sampleSummary([{ type: 'Well', count: wells.length }, { type: 'DailyProduction', count: daily.length }]);
