@@ -306,6 +306,13 @@ describe('the built CLI', () => {
     expect(await served.stop()).toBe(0);
   });
 
+  it('serve on a file in a directory that does not exist says so, naming the path, and exits 1', async () => {
+    const r = await node(['serve', '--db', 'no/such/dir/x.db', '--port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('consolidata: no/such/dir/x.db: cannot open: the directory no/such/dir does not exist\n');
+    expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+
   it('serve --mmap-size takes a non-negative byte count, and a PostgreSQL database refuses it before connecting', async () => {
     const neg = await node(['serve', '--db', join(dir, 'mmap.db'), '--port', '0', '--mmap-size', '-1']);
     expect(neg.code).toBe(1);
