@@ -212,7 +212,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           // One refusal per document: several problems of one document are one skipped line.
           summary.skipped += p.refused - done;
           done = p.refused;
-          // Kept as batches commit: a run its source ends (a bad line under --abort-on-error) gets no answer.
+          // Counted as batches commit: a bad line that throws out of the source leaves no answer to count from.
           summary.imported = p.written;
           printHeld();
           opts.onProgress?.({ bytes, documents: summary.read });
