@@ -28,9 +28,8 @@ const { createTestStore, DataStore, sampleData, unwrap } = await import(pathToFi
 const WELLS = 100;
 const DAYS = 99;
 const TARGET = 50;
-const { wells, daily } = sampleData(20240101, { wells: WELLS, days: DAYS });
-const seed = { Well: wells, DailyProduction: daily };
-const DOCS = wells.length + daily.length;
+const seed = sampleData(20240101, { wells: WELLS, days: DAYS });
+const DOCS = seed.Well.length + seed.DailyProduction.length;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);

@@ -25,9 +25,10 @@ const BASINS = [
 const OPERATORS = ['Mesa Ridge Energy', 'Sundance Petroleum', 'Copperline Resources', 'Blue Heron Oil', 'Tallgrass E&P'];
 const STATUSES = ['Producing', 'Producing', 'Producing', 'Shut-In', 'Temporarily Abandoned'];
 
+/** Sample documents by type name, as `createTestStore({ seed })` and `store.dynamic.insertMany` take them. */
 export interface SampleData {
-  wells: DocInput<'Well'>[];
-  daily: DocInput<'DailyProduction'>[];
+  Well: DocInput<'Well'>[];
+  DailyProduction: DocInput<'DailyProduction'>[];
 }
 
 /** How much `sampleData` generates: Wells, and days of DailyProduction per Well (so `wells × days` of them). */
@@ -51,10 +52,10 @@ function count(value: unknown, name: string, fallback: number): number {
  * Sample Wells in four basins (Permian, Eagle Ford, Bakken, DJ), with surface and bottom-hole locations, and a
  * year of DailyProduction each: the same seed always gives the same documents. `sampleData()` is what
  * `serve --sample` loads: 240 Wells and 87,600 DailyProduction. No ids or base fields are set: the store adds them.
+ * The documents come by type name, so they are a seed as they are.
  * @example
- * const { wells, daily } = sampleData();                          // 240 Wells, 87,600 DailyProduction
- * const small = sampleData(7, { wells: 20, days: 30 });           // 20 Wells, 600 DailyProduction
- * await store.dynamic.insertMany([{ type: 'Well', docs: small.wells }, { type: 'DailyProduction', docs: small.daily }]);
+ * const { Well, DailyProduction } = sampleData();                 // 240 Wells, 87,600 DailyProduction
+ * const store = await createTestStore({ seed: sampleData(7, { wells: 20, days: 30 }) }); // 20 Wells, 600 DailyProduction
  */
 export function sampleData(seed?: number, sizes?: SampleSizes): SampleData;
 /** @deprecated the positional form of `sampleData(seed, { wells, days })`. */
@@ -131,7 +132,7 @@ export function sampleData(seed = 20240101, sizes: SampleSizes | number = {}, le
       });
     }
   }
-  return { wells, daily };
+  return { Well: wells, DailyProduction: daily };
 }
 
 /** Freezes a fixture and everything in it, so one test cannot change what the next one reads. */

@@ -1,7 +1,8 @@
 /**
  * The README's shell blocks run as written: every ```sh block holding curl lines is run top to bottom against
- * `consolidata serve` (the CLI built from the sources) on a fresh database, with bash and curl, and each curl
- * line's trailing comment is checked against the answer:
+ * `consolidata serve` (the CLI built from the sources) in a fresh folder, with bash and curl, and each curl
+ * line's trailing comment is checked against the answer. The first block (Routes) runs on what `npm start`
+ * serves, the sample data included:
  *
  *   # 200                                   the HTTP status (required, first)
  *   # 409 DUPLICATE_KEY, count 1            error codes the answer's `errors` hold; envelope fields
@@ -118,9 +119,13 @@ describe('README', () => {
     cli?.remove();
   });
 
-  it('curl blocks answer as their comments say, run top to bottom on a fresh database', async () => {
+  it('curl blocks answer as their comments say, run top to bottom, the first on what npm start serves', async () => {
     const blocks = shellBlocks();
     expect(blocks.length, 'the README has its Routes and Authentication curl blocks').toBeGreaterThanOrEqual(3);
+    // The Quick start sends readers from `npm start` to these blocks: the first must run on that server, sample and all.
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    const started = /\bserve\s+(.*)$/.exec(scripts.start)![1]!;
+    expect(blocks[0]!.lines.find((l) => l.text.startsWith('# server:'))?.text).toBe(`# server: consolidata serve ${started}`);
     const body = join(mkdtempSync(join(tmpdir(), 'consolidata-readme-')), 'body.json');
     dirs.push(join(body, '..'));
     const setup: string[] = [];
@@ -216,7 +221,7 @@ describe('README', () => {
   });
 
   it('states the sample size exactly as `serve --sample` prints it', () => {
-    const { wells, daily } = sampleData();
+    const { Well: wells, DailyProduction: daily } = sampleData();
     const printed = sampleSummary([
       { type: 'Well', count: wells.length },
       { type: 'DailyProduction', count: daily.length },

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
-import { normalizeDate } from '../src/catalogue/dates.js';
+import { dateError, normalizeDate } from '../src/catalogue/dates.js';
 import { parseRegex } from '../src/query/regex.js';
 import { literalPrefix, prefixEnd } from '../src/sqlite/compile.js';
 import { ids } from './helpers/store.js';
@@ -16,12 +16,60 @@ describe('dates', () => {
     ['2024-05-01T12:30:00-05:00', '2024-05-01T17:30:00.000Z'],
     ['2024-05-01T01:00+0130', '2024-04-30T23:30:00.000Z'],
     ['2/29/2024', '2024-02-29T00:00:00.000Z'],
+    ['2000-02-29', '2000-02-29T00:00:00.000Z'],
+    // Years before 100 are years, not 1900 + year.
+    ['0024-05-01', '0024-05-01T00:00:00.000Z'],
   ])('normalises %s', (input, iso) => {
     expect(normalizeDate(input)).toBe(iso);
   });
 
   it.each(['2/30/2024', '13/1/2024', '2023-02-29', 'yesterday', '2024-05-01T25:00:00Z', '', '1714521600', '2024/05/01'])('refuses %j', (input) => {
     expect(normalizeDate(input)).toBeNull();
+  });
+
+  it.each([
+    ['2/30/2024', 'February 2024 has 29 days'],
+    ['2/29/2023', 'February 2023 has 28 days'],
+    ['4/31/2024', 'April 2024 has 30 days'],
+    ['13/1/2024', 'there is no month 13'],
+    ['0/1/2024', 'there is no month 0'],
+    ['1/0/2024', 'there is no day 0'],
+    [' 2/30/2024 ', 'February 2024 has 29 days'],
+    ['2023-02-29', 'February 2023 has 28 days'],
+    ['1900-02-29', 'February 1900 has 28 days'],
+    ['2024-00-10', 'there is no month 0'],
+    ['2024-06-31T08:00', 'June 2024 has 30 days'],
+    ['2024-05-01T25:00:00Z', 'there is no hour 25'],
+    ['2024-05-01 12:60', 'there is no minute 60'],
+    ['2024-05-01T12:30:61.5+02:00', 'there is no second 61'],
+    ['2024-02-30T00:00:00.000Z', 'February 2024 has 29 days'],
+    ['2024-05-01T12:00:00+24:00', '+24:00 is not a time zone offset'],
+  ])('%j in a date form names no instant: "%s"', (input, reason) => {
+    expect(normalizeDate(input)).toBeNull();
+    expect(dateError(input, JSON.stringify(input))).toBe(`${input.trim()} is not a date: ${reason}`);
+  });
+
+  it.each([
+    ['yesterday', '"yesterday"'],
+    ['2024/05/01', '"2024/05/01"'],
+    ['1714521600', '"1714521600"'],
+    [20240501, '20240501'],
+    [new Date(Number.NaN), 'a Date'],
+  ])('%j is not a date at all: the message lists the accepted forms', (input, got) => {
+    expect(normalizeDate(input)).toBeNull();
+    expect(dateError(input, got)).toBe(`expected a date like 2024-05-01, 5/1/2024 or 2024-05-01T12:00:00Z, got ${got}`);
+  });
+
+  it('queries and documents say which date does not exist, at the path of the value', async () => {
+    const store = DataStore.open();
+    const query = await store.dynamic.query('Well', { spudDate: { gte: '2/30/2024' } });
+    expect(query.errors).toMatchObject([{ code: 'INVALID_QUERY', field: 'spudDate.gte' }]);
+    expect(query.errors[0]!.message).toBe('query.spudDate.gte: 2/30/2024 is not a date: February 2024 has 29 days');
+    const insert = await store.dynamic.insert('Well', [{ pwi: 'W1', spudDate: '2023-02-29' }]);
+    expect(insert.errors).toMatchObject([{ code: 'VALIDATION', field: 'spudDate', index: 0 }]);
+    expect(insert.errors[0]!.message).toBe('document 0: spudDate: 2023-02-29 is not a date: February 2023 has 28 days');
+    expect((await store.query('Well', {})).total).toBe(0);
+    store.close();
   });
 });
 

@@ -80,6 +80,21 @@ describe('opening a file that is not a store', () => {
     }
   });
 
+  it('names the file and its missing directory when the directory does not exist (TypeError), and creates nothing', () => {
+    const t = tempDir();
+    try {
+      const file = `${t.dir}/no/such/dir/x.db`;
+      expect(() => DataStore.open(file)).toThrow(TypeError);
+      expect(() => DataStore.open(file)).toThrow(`${file}: cannot open: the directory ${t.dir}/no/such/dir does not exist`);
+      expect(() => DataStore.open('no/such/dir/x.db')).toThrow('no/such/dir/x.db: cannot open: the directory no/such/dir does not exist');
+      expect(existsSync(`${t.dir}/no`)).toBe(false);
+      // A path SQLite cannot open for another reason (here a directory) is named too, the error's code kept.
+      expect(() => DataStore.open(t.dir)).toThrow(expect.objectContaining({ code: 'SQLITE_CANTOPEN', message: `${t.dir}: unable to open database file` }));
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('opens an empty SQLite file as a new store', async () => {
     const t = tempDir();
     try {

@@ -140,12 +140,12 @@ describe('snapshot and restore', () => {
   });
 
   it('restoring a 10k-document store again and again brings back exactly the seeded data (its speed: npm run bench -- --testkit)', async () => {
-    const { wells, daily } = sampleData(3, { wells: 100, days: 99 });
-    const store = await createTestStore({ seed: { Well: wells, DailyProduction: daily } });
+    const sample = sampleData(3, { wells: 100, days: 99 });
+    const store = await createTestStore({ seed: sample });
     const snap = store.snapshot();
     for (let i = 0; i < 5; i++) {
       unwrap(await store.insert('Well', [{ pwi: `EXTRA-${i}` }]));
-      unwrap(await store.delete('DailyProduction', { pwi: wells[0]!.pwi as string }));
+      unwrap(await store.delete('DailyProduction', { pwi: sample.Well[0]!.pwi as string }));
       store.restore(snap);
       expect((await store.query('Well', {}, { limit: 1 })).total).toBe(100);
       expect((await store.query('Well', { pwi: `EXTRA-${i}` })).total).toBe(0);
@@ -330,7 +330,7 @@ describe('createTestStore', () => {
 
 describe('sampleData and fixtures', () => {
   it('sampleData() is what serve --sample loads: 240 Wells in four basins and 87,600 DailyProduction, unchanged', () => {
-    const { wells, daily } = sampleData();
+    const { Well: wells, DailyProduction: daily } = sampleData();
     expect(wells).toHaveLength(240);
     expect(daily).toHaveLength(87_600);
     expect(new Set(wells.map((w) => w.basinName))).toEqual(new Set(['Permian', 'Eagle Ford', 'Bakken', 'DJ']));
@@ -340,20 +340,28 @@ describe('sampleData and fixtures', () => {
     expect(digest).toBe('54b8ff96f1b85b538fb3efa19752265aaa53467d1b8d8c21d09a1a20bba52039');
   });
 
-  it('sampleData(seed, sizes) sizes the data; the old positional form gives the same', async () => {
+  it('sampleData(seed, sizes) sizes the data; the old positional form gives the same', () => {
     const small = sampleData(7, { wells: 5, days: 10 });
-    expect(small.wells).toHaveLength(5);
-    expect(small.daily).toHaveLength(50);
+    expect(small.Well).toHaveLength(5);
+    expect(small.DailyProduction).toHaveLength(50);
     expect(sampleData(7, 5, 10)).toEqual(small);
     expect(sampleData(7, { wells: 5, days: 10 })).toEqual(small);
     expect(sampleData(8, { wells: 5, days: 10 })).not.toEqual(small);
-    expect(sampleData(7, { wells: 2 }).daily).toHaveLength(730);
-    expect(sampleData(7, { days: 0 }).daily).toHaveLength(0);
+    expect(sampleData(7, { wells: 2 }).DailyProduction).toHaveLength(730);
+    expect(sampleData(7, { days: 0 }).DailyProduction).toHaveLength(0);
     expect(() => sampleData(7, { wells: -1 })).toThrow(RangeError);
     expect(() => sampleData(7, { days: 1.5 })).toThrow(RangeError);
     expect(() => sampleData(Number.NaN)).toThrow(TypeError);
-    const store = await createTestStore({ seed: { Well: small.wells, DailyProduction: small.daily } });
+  });
+
+  it('sampleData(seed, sizes) is a seed as it is: createTestStore holds its documents by type', async () => {
+    const small = sampleData(7, { wells: 5, days: 10 });
+    expect(Object.keys(small)).toEqual(['Well', 'DailyProduction']);
+    const store = await createTestStore({ seed: small });
+    const pwis = (docs: readonly { pwi?: unknown }[]) => docs.map((d) => d.pwi);
+    expect(pwis(unwrap(await store.query('Well', {}, { sortBy: 'pwi' })))).toEqual(pwis(small.Well));
     expect((await store.query('DailyProduction', {}, { limit: 1 })).total).toBe(50);
+    expect(pwis(unwrap(await store.query('DailyProduction', { prodDate: '2024-01-10' }, { sortBy: 'pwi' })))).toEqual(pwis(small.Well));
     store.close();
   });
 

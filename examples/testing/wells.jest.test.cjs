@@ -5,9 +5,9 @@ let store;
 
 beforeAll(async () => {
   // Once per file: 20 sample Wells with 30 days of production each, and the named fixtures.
-  const { wells, daily } = sampleData(7, { wells: 20, days: 30 });
+  const sample = sampleData(7, { wells: 20, days: 30 });
   const template = await createTestStore({
-    seed: { Well: [...fixtures.wells, ...wells], DailyProduction: [...fixtures.daily, ...daily] },
+    seed: { Well: [...fixtures.wells, ...sample.Well], DailyProduction: [...fixtures.daily, ...sample.DailyProduction] },
   });
   seeded = template.snapshot();
   template.close();

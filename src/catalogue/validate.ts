@@ -1,7 +1,7 @@
 /** Write-side checks: each value against its field's kind, normalised (dates to ISO, HashSets de-duplicated). */
 import type { EnvelopeError } from '../envelope.js';
 import { lonLatError, ringsError } from '../geo/validate.js';
-import { DATE_FORMS, normalizeDate } from './dates.js';
+import { dateError, normalizeDate } from './dates.js';
 import { LIMITS, shown } from '../limits.js';
 import { didYouMean, type FieldInfo, type TypeInfo } from './index.js';
 import type { Category } from './kinds.js';
@@ -95,7 +95,7 @@ const CHECKS: Record<Category, (v: unknown) => Result> = {
     typeof v === 'number' && Number.isFinite(v) ? { ok: true, value: v } : { ok: false, reason: `expected a finite number, got ${describe(v)}` },
   date: (v) => {
     const iso = normalizeDate(v);
-    return iso === null ? { ok: false, reason: `expected ${DATE_FORMS}, got ${describe(v)}` } : { ok: true, value: iso };
+    return iso === null ? { ok: false, reason: dateError(v, describe(v)) } : { ok: true, value: iso };
   },
   duration: (v) =>
     (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && DURATION.test(v))

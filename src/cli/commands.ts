@@ -66,11 +66,12 @@ export async function importCommand(o: ImportCommand): Promise<number> {
     }
     if (o.stderr.isTTY === true && size > 0) {
       bars = new MultiBar(
-        { stream: o.stderr, format: 'importing {bar} {percentage}% | {value}/{total} bytes', gracefulExit: false },
+        { stream: o.stderr, format: 'importing {bar} {percentage}% | {documents} documents | {rate} documents/s | ETA {eta_left}', gracefulExit: false },
         Presets.shades_classic,
       );
     }
-    const bar = bars?.create(size, 0);
+    const started = performance.now();
+    const bar = bars?.create(size, 0, progressPayload(0, 0, size, 0));
     // With a bar, lines are logged through it: it clears its own line, prints them, and redraws itself below.
     const errors: TextSink = bars ? { write: (text: string) => bars!.log(text) } : o.stderr;
     const onAbort = () => errors.write('consolidata: interrupted: writing the lines already read, then stopping (Ctrl-C again quits at once)\n');
@@ -87,7 +88,7 @@ export async function importCommand(o: ImportCommand): Promise<number> {
         atomic: o.atomic,
         upsert: o.upsert,
         signal: o.signal,
-        onProgress: (n) => bar?.update(n),
+        onProgress: (p) => bar?.update(p.bytes, progressPayload(p.bytes, p.documents, size, (performance.now() - started) / 1000)),
       });
       stopBars(bars);
       bars = undefined;
@@ -103,6 +104,26 @@ export async function importCommand(o: ImportCommand): Promise<number> {
   } finally {
     await store.close();
   }
+}
+
+/**
+ * What the import bar shows beside its bar: documents read, documents per second, and the time left, from the
+ * fraction of the file's bytes read (its size is known up front, its number of documents is not).
+ * @example progressPayload(5_000_000, 20_000, 10_000_000, 4) // { documents: '20,000', rate: '5,000', eta_left: '4s' }
+ */
+export function progressPayload(bytes: number, documents: number, size: number, seconds: number): { documents: string; rate: string; eta_left: string } {
+  const count = (n: number) => Math.round(n).toLocaleString('en-US');
+  const left = bytes > 0 ? (seconds * (size - bytes)) / bytes : NaN;
+  return { documents: count(documents), rate: seconds > 0 ? count(documents / seconds) : '0', eta_left: Number.isFinite(left) ? duration(left) : '…' };
+}
+
+/** Seconds as `45s`, `3m07s` or `1h05m`. */
+function duration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const two = (n: number) => String(n).padStart(2, '0');
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${two(s % 60)}s`;
+  return `${Math.floor(s / 3600)}h${two(Math.floor((s % 3600) / 60))}m`;
 }
 
 /** Prints what the bar still holds in its log, draws it one last time and ends its line. */

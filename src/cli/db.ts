@@ -77,6 +77,8 @@ export async function openDb(db: string, options: OpenDbOptions = {}): Promise<D
   try {
     return DynamicStore.open(db, settings);
   } catch (e) {
-    return `${db}: ${(e as Error).message}`;
+    const message = (e as Error).message;
+    // The store's own open failures (not SQLite, missing directory, busy) name the file already.
+    return message.startsWith(db) ? message : `${db}: ${message}`;
   }
 }

@@ -37,7 +37,8 @@ export interface ImportOptions {
   abortOnError?: boolean;
   /**
    * The whole file in one transaction (the store's bulk path: indexes rebuilt once, at the end): the first bad
-   * line ends the run and nothing is written. Not with `upsert`.
+   * line of any kind (malformed JSON, not an object, refused by the store) ends the run and nothing is written.
+   * Not with `upsert`.
    */
   atomic?: boolean;
   /**
@@ -47,8 +48,8 @@ export interface ImportOptions {
   upsert?: boolean;
   /** Stops reading when aborted (Ctrl-C): the lines already read are written, then the summary says `interrupted`. */
   signal?: AbortSignal;
-  /** Called after each batch with the bytes read so far (for a progress bar). */
-  onProgress?: (bytesRead: number) => void;
+  /** Called after each batch with the bytes and documents (lines or elements) read so far, for a progress bar. */
+  onProgress?: (progress: { bytes: number; documents: number }) => void;
 }
 
 export interface ImportSummary {
@@ -57,7 +58,7 @@ export interface ImportSummary {
   /** Documents written (inserted, or inserted and replaced under `upsert`). */
   imported: number;
   skipped: number;
-  /** True when `abortOnError` stopped the run, or the store refused the whole request (unknown type…). */
+  /** True when `abortOnError` or `atomic` stopped the run, or the store refused the whole request (unknown type…). */
   aborted: boolean;
   /** True when `signal` stopped the run before the end of the input. */
   interrupted: boolean;
@@ -85,7 +86,7 @@ export function importSummaryText(summary: ImportSummary): string {
 
 /**
  * Imports a JSON array or NDJSON stream; bad lines (malformed JSON, documents the store refuses) are
- * reported on `errors` with their line number and skipped, or end the run under `abortOnError`.
+ * reported on `errors` with their line number and skipped, or end the run under `abortOnError` and `atomic`.
  * @example const summary = await runImport({ store, type: 'Well', input: fs.createReadStream('wells.ndjson'), errors: process.stderr });
  */
 export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
@@ -104,13 +105,15 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
     for (const h of held) opts.errors.write(h.text);
     held = [];
   };
+  // An atomic run writes nothing once a line is bad, so it ends there as --abort-on-error does.
+  const stopsAtFirst = opts.abortOnError === true || opts.atomic === true;
   const skip = (label: string, line: number, message: string) => {
     held.push({ line, text: `${label} ${line}: ${message}\n` });
-    if (opts.abortOnError) {
+    summary.skipped++;
+    if (stopsAtFirst) {
       printHeld();
       throw new Abort();
     }
-    summary.skipped++;
   };
   // Checked before each line is taken: on Ctrl-C the lines already read are written, nothing more is read.
   const interrupted = () => {
@@ -192,7 +195,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
         if (pending.length) await upsertBatch(opts, pending, label, summary, skip);
         pending = [];
         printHeld();
-        opts.onProgress?.(bytes);
+        opts.onProgress?.({ bytes, documents: summary.read });
       };
       let n = 0;
       for await (const doc of documents()) {
@@ -214,8 +217,10 @@ export async function runImport(opts: ImportOptions): Promise<ImportSummary> {
           // One refusal per document: several problems of one document are one skipped line.
           summary.skipped += p.refused - done;
           done = p.refused;
+          // Counted as batches commit: a bad line that throws out of the source leaves no answer to count from.
+          summary.imported = p.written;
           printHeld();
-          opts.onProgress?.(bytes);
+          opts.onProgress?.({ bytes, documents: summary.read });
         },
       });
       summary.imported = env.count;

@@ -66,11 +66,7 @@ export function sampleSummary(counts: readonly { type: string; count: number }[]
 export async function loadSample(store: DynamicStore): Promise<{ type: string; count: number }[]> {
   const probe = await store.query('Well', {}, { limit: 1 });
   if (!probe.success || probe.total > 0) return [];
-  const { wells, daily } = sampleData();
-  const parts = [
-    { type: 'Well', docs: wells },
-    { type: 'DailyProduction', docs: daily },
-  ];
+  const parts = Object.entries(sampleData()).map(([type, docs]) => ({ type, docs }));
   const envs = await store.insertMany(parts);
   const failed = envs.findLastIndex((e) => !e.success);
   if (failed >= 0) throw new Error(`loading the sample (${parts[failed]?.type ?? 'request'}): ${envs[failed]!.message}; nothing was loaded`);

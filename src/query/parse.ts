@@ -5,7 +5,7 @@ import { describe, isPlainObject, jsonValue } from '../catalogue/validate.js';
 import { ringsError } from '../geo/validate.js';
 import { collect, requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
-import { DATE_FORMS, normalizeDate } from '../catalogue/dates.js';
+import { dateError, normalizeDate } from '../catalogue/dates.js';
 import { parseRegex } from './regex.js';
 import { decodeCursor, shapeOf } from './cursor.js';
 import { LIMITS, shown } from '../limits.js';
@@ -85,7 +85,7 @@ function equalityOperand(path: FieldPath, label: string, v: unknown): unknown {
   switch (cat) {
     case 'date': {
       const iso = normalizeDate(v);
-      if (iso === null) throw invalid(label, `expected ${DATE_FORMS}, got ${describe(v)}`);
+      if (iso === null) throw invalid(label, dateError(v, describe(v)));
       return iso;
     }
     case 'string':

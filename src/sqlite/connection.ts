@@ -1,4 +1,6 @@
 /** The SQLite connection: opening a file, memory or a snapshot, pragmas, SQL functions, and a statement cache. */
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { inPolygon, polygonMayContainBox } from '../geo/polygons.js';
 import { regexTest } from '../query/regex.js';
@@ -31,11 +33,27 @@ export function asRollbackJournal(image: Buffer): Buffer {
 /** KiB of page cache per connection. */
 export const CACHE_KIB = 65_536;
 
+/**
+ * better-sqlite3's connection, its open failures naming the file: its own messages name neither the file nor why
+ * ("Cannot open database because the directory does not exist", "unable to open database file").
+ */
+function connect(source: string | Buffer): Db {
+  if (typeof source === 'string' && source !== ':memory:' && source !== '' && !existsSync(dirname(source))) {
+    throw new TypeError(`${source}: cannot open: the directory ${dirname(source)} does not exist`);
+  }
+  try {
+    return new Database(source);
+  } catch (e) {
+    if (typeof source === 'string' && (e as { code?: string }).code === 'SQLITE_CANTOPEN') (e as Error).message = `${source}: ${(e as Error).message}`;
+    throw e;
+  }
+}
+
 /** Opens a file (WAL; `mmapSize` bytes of it mapped for reads), memory (`':memory:'`), or an in-memory copy of a serialized database (a Buffer). */
 export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number, mmapSize: number): Db {
   // An image from elsewhere (a file read from disk) may still say WAL: open a copy that says rollback journal.
   const image = typeof file === 'string' ? file : file.length > 19 && file[18] === 2 ? asRollbackJournal(Buffer.from(file)) : Buffer.isBuffer(file) ? file : Buffer.from(file);
-  const db = new Database(image);
+  const db = connect(image);
   if (typeof file === 'string' && file !== ':memory:' && file !== '') {
     try {
       db.pragma('journal_mode = WAL');

@@ -142,11 +142,11 @@ describe('sampleData', () => {
     const a = sampleData(7, 5, 10);
     expect(sampleData(7, 5, 10)).toEqual(a);
     expect(sampleData(8, 5, 10)).not.toEqual(a);
-    expect(a.wells).toHaveLength(5);
-    expect(a.daily).toHaveLength(50);
+    expect(a.Well).toHaveLength(5);
+    expect(a.DailyProduction).toHaveLength(50);
     const store = DataStore.open();
-    expect((await store.insert('Well', a.wells)).success).toBe(true);
-    expect((await store.insert('DailyProduction', a.daily)).success).toBe(true);
+    expect((await store.insert('Well', a.Well)).success).toBe(true);
+    expect((await store.insert('DailyProduction', a.DailyProduction)).success).toBe(true);
     const inBox = await store.query('Well', { surfaceLoc: { bounds: [-106, 27, -96, 49] } });
     expect(inBox.total).toBe(5);
     store.close();
@@ -334,6 +334,13 @@ describe('the built CLI', () => {
     expect(await served.stop()).toBe(0);
   });
 
+  it('serve on a file in a directory that does not exist says so, naming the path, and exits 1', async () => {
+    const r = await node(['serve', '--db', 'no/such/dir/x.db', '--port', '0']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('consolidata: no/such/dir/x.db: cannot open: the directory no/such/dir does not exist\n');
+    expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+
   it('serve --mmap-size takes a non-negative byte count, and a PostgreSQL database refuses it before connecting', async () => {
     const neg = await node(['serve', '--db', join(dir, 'mmap.db'), '--port', '0', '--mmap-size', '-1']);
     expect(neg.code).toBe(1);
@@ -347,7 +354,7 @@ describe('the built CLI', () => {
 
   it('serve --sample loads the sample once and says how many documents, as the README does', async () => {
     const db = join(dir, 'sample.db');
-    const { wells, daily } = sampleData();
+    const { Well: wells, DailyProduction: daily } = sampleData();
     const first = await startServe(cli.path, ['--db', db, '--port', '0', '--sample'], dir);
     expect(await first.stop()).toBe(0);
     const summary = sampleSummary([{ type: 'Well', count: wells.length }, { type: 'DailyProduction', count: daily.length }]);

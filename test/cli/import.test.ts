@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../../src/index.js';
-import { importCommand } from '../../src/cli/commands.js';
+import { importCommand, progressPayload } from '../../src/cli/commands.js';
 import { importExitCode, runImport } from '../../src/cli/import.js';
+import { buildCli, runCli } from './build.js';
 import { FakeTty, screen } from './terminal.js';
 
 class Collect extends Writable {
@@ -86,6 +87,20 @@ describe('import --upsert', () => {
   });
 });
 
+describe('import --abort-on-error', () => {
+  it('a malformed line stops the run; the summary counts the batches already written (exit 1)', async () => {
+    const store = DataStore.open();
+    const errors = new Collect();
+    const input = ndjson([{ pwi: 'E1' }, { pwi: 'E2' }, { pwi: 'E3' }, { pwi: 'E4' }]) + '{oops\n' + ndjson([{ pwi: 'E6' }]);
+    const summary = await runImport({ store, type: 'Well', input: Readable.from([input]), errors, batch: 2, abortOnError: true });
+    expect(summary).toEqual({ read: 5, imported: 4, skipped: 1, aborted: true, interrupted: false });
+    expect(importExitCode(summary)).toBe(1);
+    expect(errors.text).toMatch(/^line 5: malformed JSON/);
+    expect((await store.query('Well', {})).total).toBe(4);
+    store.close();
+  });
+});
+
 describe('import interrupted (Ctrl-C)', () => {
   it('stops reading once the signal is aborted, writes what was read and says so (exit 130)', async () => {
     const store = DataStore.open();
@@ -153,6 +168,61 @@ describe('import --atomic', () => {
   });
 });
 
+describe('import --atomic through the built CLI', () => {
+  let cli: Awaited<ReturnType<typeof buildCli>>;
+  let dir: string;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'consolidata-atomic-'));
+    cli = await buildCli();
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    cli?.remove();
+  });
+
+  /** A file of `n` good Well lines with `bad` lines put in at their 1-based line numbers. */
+  const file = (name: string, n: number, bad: Record<number, string>) => {
+    const lines: string[] = [];
+    for (let i = 0; lines.length < n + Object.keys(bad).length; i++) lines.push(bad[lines.length + 1] ?? JSON.stringify({ pwi: `G${i}` }));
+    const path = join(dir, name);
+    writeFileSync(path, lines.join('\n') + '\n');
+    return path;
+  };
+  const wells = (db: string) => {
+    const store = DataStore.open(db);
+    try {
+      return store.dynamic.query('Well', {}, { limit: 1 });
+    } finally {
+      store.close();
+    }
+  };
+
+  it.each([
+    ['malformed JSON', '{"pwi":"oops"', /^line 150: malformed JSON/],
+    ['not an object', '[1,2]', /^line 150: expected a JSON object$/],
+    ['a document the store refuses', '{"pwi":"R","fracStages":"x"}', /^line 150: fracStages: expected an integer/],
+  ])('the first bad line (%s) ends the run, names its line, writes nothing and exits 1', async (_kind, line, message) => {
+    const db = join(dir, `atomic-${_kind.replace(/\W/g, '')}.db`);
+    const path = file(`${_kind.replace(/\W/g, '')}.ndjson`, 200, { 150: line, 180: '[1,2]' });
+    const r = await runCli(cli.path, ['import', 'Well', path, '--db', db, '--create', '--atomic', '--batch', '100'], dir);
+    expect(r.code).toBe(1);
+    const out = r.stderr.trim().split('\n');
+    expect(out).toHaveLength(2);
+    expect(out[0]).toMatch(message);
+    expect(out[1]).toMatch(/^consolidata import aborted: 0 imported, 1 skipped, 150 read$/);
+    expect((await wells(db)).total).toBe(0);
+  });
+
+  it('stops at the first of several bad lines of a large file, not at the first the store refuses', async () => {
+    const db = join(dir, 'atomic-large.db');
+    const path = file('large.ndjson', 5004, { 102: '{"pwi":', 1003: '[1,2]', 2004: '{"pwi":"R","fracStages":"x"}' });
+    const r = await runCli(cli.path, ['import', 'Well', path, '--db', db, '--create', '--atomic'], dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^line 102: malformed JSON [^\n]*\nconsolidata import aborted: 0 imported, 1 skipped, 102 read\n$/);
+    expect((await wells(db)).total).toBe(0);
+  });
+});
+
 describe('import on a terminal', () => {
   let dir: string;
   beforeAll(() => {
@@ -192,8 +262,19 @@ describe('import on a terminal', () => {
     });
     const first = shown.indexOf(bad[0]!);
     expect(shown.slice(first, first + bad.length)).toEqual(bad);
-    expect(shown.at(-2)).toMatch(/^importing .* 100% \| (\d+)\/\1 bytes$/);
+    // Documents, not bytes: all 20,000 lines were read, and none is left.
+    expect(shown.at(-2)).toMatch(/^importing \S+ 100% \| 20,000 documents \| [\d,]+ documents\/s \| ETA 0s$/);
     expect(shown.at(-1)).toBe('consolidata import done: 19984 imported, 16 skipped, 20000 read');
+  });
+
+  it('the bar counts documents and their rate, and tells the time left from the fraction of bytes read', () => {
+    // Half the bytes in 4 s: 4 s more.
+    expect(progressPayload(5_000_000, 20_000, 10_000_000, 4)).toEqual({ documents: '20,000', rate: '5,000', eta_left: '4s' });
+    // A tenth in 20 s: 180 s more; a hundredth in 50 s: 4,950 s more.
+    expect(progressPayload(1_000, 37, 10_000, 20).eta_left).toBe('3m00s');
+    expect(progressPayload(1, 1, 100, 50).eta_left).toBe('1h22m');
+    // Nothing read yet: no rate, no estimate.
+    expect(progressPayload(0, 0, 10_000, 0)).toEqual({ documents: '0', rate: '0', eta_left: '…' });
   });
 
   it('without a terminal there is no bar: bad lines stream as they come, then the summary', async () => {
