@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { heldPositions, inPolygon, polygonHandle } from '../src/geo/polygons.js';
+import { heldInstructions, regexTest } from '../src/query/regex.js';
 import { StatementCache } from '../src/sqlite/connection.js';
 
 describe('bounded caches', () => {
@@ -26,5 +27,13 @@ describe('bounded caches', () => {
     for (let i = 0; i < 200; i++) last = polygonHandle(square(i / 1000, 9_000));
     expect(heldPositions()).toBeLessThanOrEqual(1_000_000);
     expect(inPolygon(last, 0.199, 0)).toBe(1);
+  });
+
+  it('compiled regex patterns are held up to a budget of program instructions; the newest stays usable', () => {
+    // ~100,000 instructions each, from 1,501 characters: text length says little about a pattern's memory.
+    const big = (i: number) => `${i}${'(?:a|b|c){1000}'.repeat(100)}`;
+    for (let i = 0; i < 12; i++) regexTest(big(i), '', 'x');
+    expect(heldInstructions()).toBeLessThanOrEqual(1_000_000);
+    expect(regexTest(big(11), '', `11${'c'.repeat(100_000)}`)).toBe(1);
   });
 });

@@ -6,7 +6,7 @@
  *  - publint: package.json fields point at published files of the right format, no errors or warnings;
  *  - a strict TypeScript consumer with `skipLibCheck: false` and only @types/node installed compiles code importing
  *    `consolidata` and `consolidata/http` from an ES module and from a CommonJS module (no @types/better-sqlite3,
- *    re2, @turf/* or cli-progress types needed);
+ *    re2js, @turf/* or cli-progress types needed);
  *  - at runtime, a DataStoreError thrown by the CJS build is recognised by the ESM build and vice versa.
  * CI runs attw and publint through this file (.ci/run → npm test).
  */

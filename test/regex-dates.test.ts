@@ -88,12 +88,25 @@ describe('regex', () => {
     expect(parseRegex('(?=a)')).toMatch(/invalid regex/);
   });
 
+  it('reads RE2 syntax, not JavaScript\'s: \\x{…} and short class names, no \\u, \\c or \\C', () => {
+    expect(parseRegex('^caf\\x{e9}$')).toEqual({ source: '^caf\\x{e9}$', flags: '' });
+    expect(parseRegex('\\p{L}\\p{Greek}')).toEqual({ source: '\\p{L}\\p{Greek}', flags: '' });
+    for (const js of ['caf\\u00e9', '\\u{e9}', '\\cA', '\\p{Letter}', '\\C']) expect(parseRegex(js)).toMatch(/^invalid regex/);
+  });
+
   it('answers a catastrophic-backtracking pattern over a long string: RE2 runs in linear time', async () => {
     // A backtracking engine needs ~2^n steps for (a+)+$ against a run of a's followed by a non-match.
     const r = await store.query('Well', { name: { regex: '(a+)+$x' } });
     expect(r.success).toBe(true);
     expect(r.data).toEqual([]);
     expect(await ids(store, 'Well', { name: { regex: '^(a+)+$' } })).toHaveLength(1);
+  });
+
+  it('refuses a pattern whose program is past RE2\'s size bound, as INVALID_QUERY', async () => {
+    // 2,250 characters, 750,000 instructions: each test of a value would walk them all.
+    const r = await store.query('Well', { name: { regex: '(?:ab|cd){1000}'.repeat(150) } });
+    expect(r.errors[0]).toMatchObject({ code: 'INVALID_QUERY', field: 'name.regex' });
+    expect(r.message).toContain('pattern too large');
   });
 
   it('reports an invalid pattern as INVALID_QUERY naming the path', async () => {

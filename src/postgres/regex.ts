@@ -12,7 +12,7 @@
  * also finds it between the bytes of one character —, octal escapes, `\C`, repeat counts over 255, ARE's limit) is
  * refused with a reason naming it.
  */
-import RE2 from 're2';
+import { compileRegex } from '../query/regex.js';
 
 export type Translated = { readonly ok: true; readonly pattern: string } | { readonly ok: false; readonly reason: string };
 
@@ -135,7 +135,7 @@ export function foldOrbit(cp: number): number[] {
   if (!component) return [cp];
   let orbit = orbits.get(cp);
   if (!orbit) {
-    const re = new RE2(`^\\x{${cp.toString(16)}}$`, 'iu');
+    const re = compileRegex(`^\\x{${cp.toString(16)}}$`, 'i');
     orbit = component.filter((x) => x === cp || re.test(String.fromCodePoint(x)));
     orbits.set(cp, orbit);
   }

@@ -1,5 +1,5 @@
-/** Regex operands: `pattern` or `/pattern/flags`, compiled by RE2 so no pattern can stall the process. */
-import RE2 from 're2';
+/** Regex operands: `pattern` or `/pattern/flags`, compiled by RE2 (its JavaScript port, re2js) so no pattern can stall the process. */
+import { RE2JS } from 're2js';
 
 export interface RegexOperand { source: string; flags: string }
 
@@ -24,26 +24,53 @@ export function parseRegex(text: string): RegexOperand | string {
   return err === null ? { source, flags } : err;
 }
 
-const cache = new Map<string, RE2>();
-/** Pattern characters held by the cache: bounded in bytes as well as entries (a compiled pattern grows with its text). */
+/**
+ * RE2's own bound on a pattern's program, in instructions: its default 8 MiB budget (two thirds of it for the
+ * forward program, 8 bytes an instruction). re2js has none, and a test's cost grows with the program's size.
+ */
+const MAX_PROGRAM = 699_000;
+const FLAG_BITS: Record<string, number> = { i: RE2JS.CASE_INSENSITIVE, m: RE2JS.MULTILINE, s: RE2JS.DOTALL };
+
+/**
+ * The compiled pattern, uncached; throws on a pattern RE2 refuses (syntax, or a program past RE2's size bound).
+ * @example compileRegex('^smith', 'i').test('SMITH 1H') // true
+ */
+export function compileRegex(source: string, flags: string): RE2JS {
+  let bits = 0;
+  for (const f of flags) bits |= FLAG_BITS[f] ?? 0;
+  const re = RE2JS.compile(source, bits);
+  if (re.programSize() > MAX_PROGRAM) throw new Error('pattern too large - compile failed');
+  return re;
+}
+
+const cache = new Map<string, RE2JS>();
+/** Program instructions held by the cache: bounded as well as entries, for memory grows with them (~100 bytes each). */
 let held = 0;
 const MAX_ENTRIES = 256;
-const MAX_CHARS = 256 * 1024;
+const MAX_HELD = 1_000_000;
 
-function compile(source: string, flags: string): RE2 {
+function compile(source: string, flags: string): RE2JS {
   const key = `${flags}/${source}`;
   let re = cache.get(key);
   if (!re) {
-    re = new RE2(source, flags + 'u');
-    while (cache.size && (cache.size >= MAX_ENTRIES || held + key.length > MAX_CHARS)) {
+    re = compileRegex(source, flags);
+    const size = re.programSize();
+    while (cache.size && (cache.size >= MAX_ENTRIES || held + size > MAX_HELD)) {
       const oldest = cache.keys().next().value!;
+      held -= cache.get(oldest)!.programSize();
       cache.delete(oldest);
-      held -= oldest.length;
     }
     cache.set(key, re);
-    held += key.length;
+    held += size;
   }
   return re;
+}
+
+/** Program instructions held by compiled patterns (the cache's budget is 1,000,000), for tests and diagnostics. */
+export function heldInstructions(): number {
+  let n = 0;
+  for (const re of cache.values()) n += re.programSize();
+  return n;
 }
 
 function compileError(source: string, flags: string): string | null {

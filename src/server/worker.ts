@@ -9,7 +9,6 @@
  * its writes), so that it alone decides, through the commit gate (protocol.ts GATE), whether a write commits: never
  * once the pool has given up on it.
  */
-import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { DynamicStore, type WriteOptions } from '../dynamic.js';
@@ -60,27 +59,8 @@ if (config.nice) {
   }
 }
 
-/**
- * Why this thread must not serve, or null. re2 before 1.24.0 aborts the whole process when a thread loads it after
- * another thread that had loaded it has exited (uhop/node-re2#235), and the pool replaces threads: refusing to start
- * beats a process that dies at its first timeout.
- */
-function unsafeRe2(): string | null {
-  let version: string;
-  try {
-    version = (createRequire(import.meta.url)('re2/package.json') as { version: string }).version;
-  } catch {
-    return null;
-  }
-  const [major = 0, minor = 0] = version.split('.').map(Number);
-  if (major > 1 || (major === 1 && minor >= 24)) return null;
-  return `the pool needs re2 1.24.0 or later: re2 ${version} aborts the process when a worker thread is replaced (https://github.com/uhop/node-re2/issues/235)`;
-}
-
 let store: DynamicStore;
 try {
-  const unsafe = unsafeRe2();
-  if (unsafe) throw new Error(unsafe);
   store = DynamicStore.open(config.file, options);
 } catch (e) {
   post({ t: 'openFailed', error: serializeError(e) });

@@ -8,7 +8,7 @@ let bundled: Promise<string> | undefined;
 /** Bundles test/helpers/worker.ts (with the library's sources) into a plain Node script, once per test file. */
 export function workerScript(): Promise<string> {
   bundled ??= (async () => {
-    // Inside the project, so the bundle resolves better-sqlite3 and re2 from node_modules.
+    // Inside the project, so the bundle resolves better-sqlite3 and re2js from node_modules.
     const dir = new URL('../../node_modules/.cache/', import.meta.url).pathname;
     mkdirSync(dir, { recursive: true });
     const out = join(mkdtempSync(join(dir, 'worker-')), 'worker.mjs');
@@ -19,7 +19,7 @@ export function workerScript(): Promise<string> {
       format: 'esm',
       target: 'node20',
       outfile: out,
-      external: ['better-sqlite3', 're2', '@turf/*'],
+      external: ['better-sqlite3', 're2js', '@turf/*'],
     });
     return out;
   })();
