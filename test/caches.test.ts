@@ -10,11 +10,11 @@ describe('bounded caches', () => {
     const db = new Database(':memory:');
     const cache = new StatementCache(db, 500, 10_000);
     for (let i = 0; i < 50; i++) cache.get(`SELECT ${i} AS "${'x'.repeat(900)}"`);
-    expect(cache.size.bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.size.held).toBeLessThanOrEqual(10_000);
     expect(cache.size.entries).toBeLessThan(50);
     const huge = `SELECT 1 AS "${'y'.repeat(20_000)}"`;
     expect(cache.get(huge).pluck().get()).toBe(1);
-    expect(cache.size.bytes).toBeLessThanOrEqual(10_000);
+    expect(cache.size.held).toBeLessThanOrEqual(10_000);
     db.close();
   });
 

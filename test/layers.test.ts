@@ -21,13 +21,14 @@ function importsOf(file: string): string[] {
 const ALLOWED: Record<string, readonly string[]> = {
   limits: [],
   envelope: [],
+  cache: [],
   ids: [],
-  geo: [],
+  geo: ['cache'],
   catalogue: ['geo', 'limits', 'envelope'],
   settings: ['catalogue', 'ids', 'version'],
-  query: ['catalogue', 'geo', 'limits', 'envelope'],
+  query: ['catalogue', 'geo', 'limits', 'envelope', 'cache'],
   backend: ['catalogue', 'envelope', 'query'],
-  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings'],
+  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings', 'cache'],
 };
 
 const layerOf = (module: string) => module.split('/')[0]!;

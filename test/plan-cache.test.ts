@@ -9,7 +9,7 @@ import { DataStore } from '../src/index.js';
 import { parsePlan } from '../src/query/parse.js';
 import { resolveSettings } from '../src/settings.js';
 import { compileSelect, rebind, selectShape, selectTarget, type CompiledSelect } from '../src/sqlite/compile.js';
-import { BoundedCache } from '../src/sqlite/plans.js';
+import { BoundedCache } from '../src/cache.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -150,20 +150,27 @@ describe('a store answering shapes over and over', () => {
 });
 
 describe('BoundedCache', () => {
-  it('holds at most its entries and characters, dropping the oldest first; an entry over the budget is not kept', () => {
+  it('holds at most its entries and size, dropping the least recently used first; an entry over the budget is not kept', () => {
     const cache = new BoundedCache<number>(3, 100);
     for (let i = 0; i < 5; i++) cache.set(`k${i}`, i);
-    expect(cache.size).toEqual({ entries: 3, chars: 6 });
+    expect(cache.size).toEqual({ entries: 3, held: 6 });
     expect([0, 1, 2, 3, 4].map((i) => cache.get(`k${i}`))).toEqual([undefined, undefined, 2, 3, 4]);
     cache.set('big', 5, 90);
-    expect(cache.size).toEqual({ entries: 3, chars: 94 });
+    expect(cache.size).toEqual({ entries: 3, held: 94 });
     expect([cache.get('k2'), cache.get('k3'), cache.get('big')]).toEqual([undefined, 3, 5]);
-    // Past the characters: the oldest go until the new entry fits.
+    // Past the size: the least recently used go until the new entry fits.
     cache.set('more', 6, 10);
-    expect(cache.size).toEqual({ entries: 2, chars: 100 });
+    expect(cache.size).toEqual({ entries: 2, held: 100 });
     expect([cache.get('k3'), cache.get('k4'), cache.get('big'), cache.get('more')]).toEqual([undefined, undefined, 5, 6]);
     cache.set('huge', 7, 101);
     expect(cache.get('huge')).toBeUndefined();
-    expect(cache.size.chars).toBeLessThanOrEqual(100);
+    expect(cache.size.held).toBeLessThanOrEqual(100);
+    // Used recently, an older entry outlives a newer one that was not.
+    const lru = new BoundedCache<number>(2, 100);
+    lru.set('a', 1);
+    lru.set('b', 2);
+    expect(lru.get('a')).toBe(1);
+    lru.set('c', 3);
+    expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual([1, undefined, 3]);
   });
 });

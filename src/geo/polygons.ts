@@ -9,6 +9,7 @@
  * across rings (a point in a hole is out). Edges whose y-range misses the point never count in that algorithm,
  * which is why skipping them changes nothing.
  */
+import { BoundedCache } from '../cache.js';
 import { orient2d } from 'robust-predicates';
 import { widen } from './boxes.js';
 
@@ -25,9 +26,9 @@ interface Prepared {
 
 /** Prepared polygons kept at once, in positions (all rings): about 100 bytes each with their bands. */
 const BUDGET = 1_000_000;
-const handles = new Map<string, number>();
 const polygons = new Map<number, Prepared>();
-let held = 0;
+/** Handles by rings, bounded by positions, not entries: a few large polygons cannot hold gigabytes. */
+const handles = new BoundedCache<number>(10_000, BUDGET, (id) => polygons.delete(id));
 let next = 1;
 
 /** Band of a y value: monotonic in y, so an edge and a point on its end share a band. */
@@ -119,17 +120,9 @@ export function polygonHandle(rings: readonly (readonly (readonly number[])[])[]
   let id = handles.get(key);
   if (id === undefined) {
     const prepared = prepare(rings);
-    // The cache is bounded by positions, not entries: a few large polygons cannot hold gigabytes.
-    while (held + prepared.size > BUDGET && handles.size) {
-      const [oldKey, oldId] = handles.entries().next().value!;
-      handles.delete(oldKey);
-      held -= polygons.get(oldId)!.size;
-      polygons.delete(oldId);
-    }
     id = next++;
-    handles.set(key, id);
     polygons.set(id, prepared);
-    held += prepared.size;
+    handles.set(key, id, prepared.size);
   }
   return id;
 }
@@ -156,5 +149,5 @@ export function polygonMayContainBox(id: unknown, minX: unknown, maxX: unknown, 
 
 /** Positions held by prepared polygons (the cache's budget is 1,000,000), for tests and diagnostics. */
 export function heldPositions(): number {
-  return held;
+  return handles.size.held;
 }

@@ -1,4 +1,5 @@
 /** Query JSON → checked conditions: syntax, field paths against the catalogue, operands against field kinds. */
+import { BoundedCache } from '../cache.js';
 import { didYouMean, type FieldInfo, type TypeInfo } from '../catalogue/index.js';
 import { OBJECT_CATEGORIES, SCALAR_CATEGORIES } from '../catalogue/kinds.js';
 import { describe, isPlainObject, jsonValue } from '../catalogue/validate.js';
@@ -29,8 +30,7 @@ function invalid(path: string, message: string): RequestError {
   return requestError('INVALID_QUERY', `${path}: ${message}`, { field: path.replace(/^query\./, '') });
 }
 
-const pathCache = new WeakMap<TypeInfo, Map<string, FieldPath>>();
-const PATH_CACHE_SIZE = 1000;
+const pathCache = new WeakMap<TypeInfo, BoundedCache<FieldPath>>();
 
 /** Resolves a dotted path against the type; throws on bad syntax, unknown fields (strict) and paths into scalars. */
 export function parseFieldPath(ctx: ParseContext, text: string, label: string): FieldPath {
@@ -38,12 +38,11 @@ export function parseFieldPath(ctx: ParseContext, text: string, label: string): 
   if (text.length > LIMITS.nameLength) throw invalid(label, `a field path may have at most ${LIMITS.nameLength} characters, got ${text.length}`);
   // Requests name the same few paths over and over; a resolved path is frozen data, safe to share.
   let cache = pathCache.get(ctx.type);
-  if (!cache) pathCache.set(ctx.type, (cache = new Map()));
+  if (!cache) pathCache.set(ctx.type, (cache = new BoundedCache<FieldPath>(1000)));
   const key = `${ctx.strict ? 's' : 'n'}${text}`;
   const hit = cache.get(key);
   if (hit) return hit;
   const path = resolvePath(ctx, text, label);
-  if (cache.size >= PATH_CACHE_SIZE) cache.delete(cache.keys().next().value!);
   cache.set(key, path);
   return path;
 }

@@ -1,5 +1,6 @@
 /** Regex operands: `pattern` or `/pattern/flags`, compiled by RE2 (its JavaScript port, re2js) so no pattern can stall the process. */
 import { RE2JS } from 're2js';
+import { BoundedCache } from '../cache.js';
 
 export interface RegexOperand { source: string; flags: string }
 
@@ -43,34 +44,19 @@ export function compileRegex(source: string, flags: string): RE2JS {
   return re;
 }
 
-const cache = new Map<string, RE2JS>();
-/** Program instructions held by the cache: bounded as well as entries, for memory grows with them (~100 bytes each). */
-let held = 0;
-const MAX_ENTRIES = 256;
-const MAX_HELD = 1_000_000;
+/** Compiled patterns, bounded in program instructions as well as entries: memory grows with them (~100 bytes each). */
+const cache = new BoundedCache<RE2JS>(256, 1_000_000);
 
 function compile(source: string, flags: string): RE2JS {
   const key = `${flags}/${source}`;
   let re = cache.get(key);
-  if (!re) {
-    re = compileRegex(source, flags);
-    const size = re.programSize();
-    while (cache.size && (cache.size >= MAX_ENTRIES || held + size > MAX_HELD)) {
-      const oldest = cache.keys().next().value!;
-      held -= cache.get(oldest)!.programSize();
-      cache.delete(oldest);
-    }
-    cache.set(key, re);
-    held += size;
-  }
+  if (!re) cache.set(key, (re = compileRegex(source, flags)), re.programSize());
   return re;
 }
 
 /** Program instructions held by compiled patterns (the cache's budget is 1,000,000), for tests and diagnostics. */
 export function heldInstructions(): number {
-  let n = 0;
-  for (const re of cache.values()) n += re.programSize();
-  return n;
+  return cache.size.held;
 }
 
 function compileError(source: string, flags: string): string | null {

@@ -13,7 +13,8 @@ import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transact
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema, freshFingerprint } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
-import { BoundedCache, onePassPays } from './plans.js';
+import { BoundedCache } from '../cache.js';
+import { onePassPays } from './plans.js';
 
 const BUSY_ATTEMPTS = 3;
 

@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { BoundedCache } from '../cache.js';
 import { inPolygon, polygonMayContainBox } from '../geo/polygons.js';
 import { regexTest } from '../query/regex.js';
 
@@ -82,37 +83,28 @@ export function openDatabase(file: string | Uint8Array, busyTimeoutMs: number, m
 }
 
 /**
- * Prepared statements by SQL text, so repeated requests skip the SQL parser. Bounded by entries and by the bytes of
- * their SQL (a statement's memory grows with its text): the oldest are dropped past either bound, so queries of
- * many distinct shapes cannot hold memory without limit.
+ * Prepared statements by SQL text, so repeated requests skip the SQL parser. Bounded by entries and by the characters
+ * of their SQL (a statement's memory grows with its text), the least recently used dropped first, so queries of many
+ * distinct shapes cannot hold memory without limit. A statement larger than the whole budget is used once, not kept.
  */
 export class StatementCache {
-  private readonly map = new Map<string, Statement>();
-  private bytes = 0;
+  readonly #statements: BoundedCache<Statement>;
   constructor(
     private readonly db: Db,
-    private readonly max = 500,
-    private readonly maxBytes = 4 * 1024 * 1024,
-  ) {}
+    max = 500,
+    maxChars = 4 * 1024 * 1024,
+  ) {
+    this.#statements = new BoundedCache<Statement>(max, maxChars);
+  }
 
   get(sql: string): Statement {
-    let s = this.map.get(sql);
-    if (s) return s;
-    s = this.db.prepare(sql);
-    // A statement larger than the whole budget is used once and not kept.
-    if (sql.length > this.maxBytes) return s;
-    while (this.map.size && (this.map.size >= this.max || this.bytes + sql.length > this.maxBytes)) {
-      const oldest = this.map.keys().next().value!;
-      this.map.delete(oldest);
-      this.bytes -= oldest.length;
-    }
-    this.map.set(sql, s);
-    this.bytes += sql.length;
+    let s = this.#statements.get(sql);
+    if (!s) this.#statements.set(sql, (s = this.db.prepare(sql)));
     return s;
   }
 
   /** Statements and SQL characters held, for tests and diagnostics. */
-  get size(): { entries: number; bytes: number } {
-    return { entries: this.map.size, bytes: this.bytes };
+  get size(): { entries: number; held: number } {
+    return this.#statements.size;
   }
 }
