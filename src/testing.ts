@@ -8,6 +8,7 @@
  * const snapshot = store.snapshot();
  * beforeEach(() => store.restore(snapshot));
  */
+import { isPlainObject } from './catalogue/validate.js';
 import type { BuiltinCatalogue, CatalogueShape, DocInput, TypeName } from './catalogue/index.js';
 import { DataStoreError, type Envelope } from './envelope.js';
 import { DataStore, type OpenOptions } from './store.js';
@@ -28,12 +29,6 @@ export type SeedFunction<C extends CatalogueShape = BuiltinCatalogue> = (store: 
 export interface TestStoreOptions<C extends CatalogueShape = BuiltinCatalogue> extends OpenOptions<C> {
   /** Documents to insert, by type (one transaction, all or nothing), or a function of the store that seeds it. */
   seed?: SeedDocs<NoInfer<C>> | SeedFunction<NoInfer<C>>;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (v === null || typeof v !== 'object') return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
 }
 
 function isEnvelope(v: unknown): v is Envelope<unknown> {

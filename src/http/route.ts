@@ -1,5 +1,6 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
+import { describe, isPlainObject } from '../catalogue/validate.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
@@ -57,20 +58,9 @@ function bad(message: string, field?: string): Envelope<unknown> {
   return fail([error]);
 }
 
-function isObject(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
-
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (v === undefined) return 'nothing';
-  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
-}
-
 /** v1 documents may name their id `objectId`: it becomes `id` (when `id` is absent) and is dropped. */
 function objectIdToId(doc: unknown): unknown {
-  if (!isObject(doc) || !('objectId' in doc)) return doc;
+  if (!isPlainObject(doc) || !('objectId' in doc)) return doc;
   const { objectId, ...rest } = doc;
   if (rest.id === undefined) rest.id = objectId;
   return rest;
@@ -93,7 +83,7 @@ async function query(store: StoreLike, type: string, q: unknown, options: unknow
 async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
   const kind = typeof body.request === 'string' ? body.request.toLowerCase() : undefined;
   if (!kind || !(V1_REQUESTS as readonly string[]).includes(kind)) {
-    return bad(`request: expected one of ${V1_REQUESTS.join(', ')}, got ${typeof body.request === 'string' ? JSON.stringify(body.request) : describe(body.request)}`, 'request');
+    return bad(`request: expected one of ${V1_REQUESTS.join(', ')}, got ${describe(body.request)}`, 'request');
   }
   const type = body.type as string;
   switch (kind as V1Request) {
@@ -263,7 +253,7 @@ export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: t
   } else {
     value = source.parsed;
   }
-  if (!isObject(value)) return { ok: false, envelope: bad(`request body: expected a JSON object, got ${describe(value)}`) };
+  if (!isPlainObject(value)) return { ok: false, envelope: bad(`request body: expected a JSON object, got ${describe(value)}`) };
   return { ok: true, value };
 }
 
@@ -282,7 +272,7 @@ function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | u
 function activity(req: CoreRequest, options?: unknown): { activityId?: string } | undefined {
   const id = req.headers.get('x-activity-id');
   const given = options as { activityId?: string } | undefined;
-  if (id === null || (options !== undefined && options !== null && !isObject(options))) return given;
+  if (id === null || (options !== undefined && options !== null && !isPlainObject(options))) return given;
   return { ...(options ?? {}), activityId: id };
 }
 
