@@ -1,0 +1,516 @@
+/**
+ * The pool's scheduler: requests queue per lane (pinpoint reads, other reads, writes), run on a free worker of their
+ * lane (general readers also take pinpoint reads when idle), and are stopped past their deadline or on abort: a
+ * queued one dropped, a running one's worker terminated and replaced, a parked one closed. It keeps the lanes
+ * staffed (workers.ts keeps the threads) and answers every request exactly once.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
+import { isPlainObject } from '../catalogue/validate.js';
+import { DynamicStore } from '../dynamic.js';
+import { DataStoreError, fail, internalFailure, type Envelope, type ErrorCode } from '../envelope.js';
+import { LIMITS } from '../limits.js';
+import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
+import type { PoolOptions, PoolStats } from './pool.js';
+import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
+import type { Batch, Head, Puller } from './stream.js';
+import { defaultWorkerScript, LANES, WorkerSet, type Lane, type Slot } from './workers.js';
+
+/** One request, from its call to its last answer. */
+export interface Job {
+  readonly id: number;
+  readonly op: Op;
+  readonly args: unknown[];
+  readonly userId: string;
+  readonly lane: Lane;
+  state: 'queued' | 'running' | 'parked' | 'ended';
+  /** True once the first batch reached the consumer: a failure then rejects the next pull instead. */
+  started: boolean;
+  slot?: Slot<Job>;
+  waiter?: { resolve: (v: Head | Batch) => void; reject: (e: unknown) => void };
+  /** The failure the next pull rejects with, once no pull was waiting when it happened. */
+  failed?: Envelope<never>;
+  timer?: NodeJS.Timeout;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+const POOL_OPTIONS = ['readers', 'maxQueryMs', 'maxQueued', 'maxParked', 'workerScript'];
+
+// A cast until ERROR_CODES (src/envelope.ts) lists TIMEOUT.
+const TIMEOUT = 'TIMEOUT' as ErrorCode;
+
+export class Scheduler implements Puller<Job> {
+  readonly settings: Settings;
+  readonly #file: string;
+  readonly #workerOptions: WorkerOpenOptions;
+  readonly #workers: WorkerSet<Job>;
+  readonly #clock: (() => unknown) | undefined;
+  readonly #onError: ((error: unknown, requestId: string) => void) | undefined;
+  readonly #readers: number;
+  readonly #maxQueryMs: number;
+  readonly #maxQueued: number;
+  readonly #maxParked: number;
+  readonly #queues: Record<Lane, Job[]> = { write: [], fast: [], general: [] };
+  readonly #lanes: Record<Lane, { failures: number; retryAt: number; retryTimer?: NodeJS.Timeout }> = {
+    write: { failures: 0, retryAt: 0 },
+    fast: { failures: 0, retryAt: 0 },
+    general: { failures: 0, retryAt: 0 },
+  };
+  readonly #stats = { stopped: 0, crashed: 0, timeouts: 0, aborts: 0 };
+  #started = false;
+  #nextId = 1;
+  closed = false;
+  #closing: Promise<void> | undefined;
+  #drained: (() => void) | undefined;
+
+  constructor(file: string, options: PoolOptions<CatalogueShape>) {
+    // validate
+    if (typeof file !== 'string') throw new TypeError('createPool: file must be a string path');
+    if (file === '' || file === ':memory:') throw new TypeError("createPool: a pool needs a database file (':memory:' would give every worker a database of its own)");
+    if (options === null || typeof options !== 'object') throw new TypeError('createPool: options must be an object');
+    this.settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'createPool', POOL_OPTIONS);
+    const { readers = availableParallelism(), maxQueryMs = Infinity, maxQueued = Infinity, maxParked = 16, workerScript, ...open } = options;
+    if (!Number.isInteger(readers) || readers < 1) throw new RangeError('createPool: readers must be a positive integer');
+    if (typeof maxQueryMs !== 'number' || !(maxQueryMs > 0)) throw new RangeError('createPool: maxQueryMs must be a positive number of ms');
+    if (maxQueued !== Infinity && (!Number.isInteger(maxQueued) || maxQueued < 0)) throw new RangeError('createPool: maxQueued must be a non-negative integer');
+    if (!Number.isInteger(maxParked) || maxParked < 0) throw new RangeError('createPool: maxParked must be a non-negative integer');
+    if (typeof open.ids === 'function') throw new TypeError("createPool: ids must be an integer seed: a function cannot run in the pool's worker threads");
+    const script = workerScript === undefined ? defaultWorkerScript() : workerScript instanceof URL ? workerScript : pathToFileURL(workerScript);
+    if (script.protocol === 'file:' && !existsSync(fileURLToPath(script))) {
+      throw new TypeError(`createPool: no worker script at ${fileURLToPath(script)} (dist/server-worker.js is built by tsup; tests bundle src/server/worker.ts)`);
+    }
+    // apply defaults
+    const { clock, onError, ...cloneable } = open;
+    const workerOptions = cloneable as WorkerOpenOptions;
+    try {
+      structuredClone(workerOptions);
+    } catch {
+      throw new TypeError('createPool: options must be plain data (catalogues, indexes, keys) besides clock and onError, to reach the worker threads');
+    }
+    this.#file = file;
+    this.#workerOptions = workerOptions;
+    this.#workers = new WorkerSet<Job>(
+      { file, script, options: workerOptions, clock: clock !== undefined },
+      { message: (slot, m) => this.#onMessage(slot, m), died: (slot, code) => this.#died(slot, code), changed: () => this.#changed() },
+    );
+    this.#clock = clock;
+    this.#onError = onError;
+    this.#readers = readers;
+    this.#maxQueryMs = maxQueryMs;
+    this.#maxQueued = maxQueued;
+    this.#maxParked = maxParked;
+  }
+
+  /** Starts the writer (it brings the file's schema up to date), then the readers; rejects with the first that cannot open. */
+  async start(): Promise<void> {
+    try {
+      await this.#workers.spawn('write').ready;
+      // Readers start once the schema is in place, so they do not all try to create it at once.
+      this.#started = true;
+      this.#schedule();
+      await Promise.all(this.#workers.slots.map((s) => s.ready));
+    } catch (e) {
+      await this.close();
+      throw e;
+    }
+  }
+
+  // ---- requests ------------------------------------------------------------------------
+
+  /** Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. */
+  submit(op: Op, args: unknown[], userId: string, signal: AbortSignal | undefined): { job: Job | undefined; head: Promise<Head> } {
+    this.open();
+    const lane: Lane = WRITES.has(op) ? 'write' : this.#pinpoints(args[0], args[1]) ? 'fast' : 'general';
+    const job: Job = { id: this.#nextId++, op, args, userId, lane, state: 'queued', started: false };
+    const head = new Promise<Head>((resolve, reject) => (job.waiter = { resolve: resolve as (v: Head | Batch) => void, reject }));
+    if (signal?.aborted) {
+      this.#stats.aborts++;
+      this.#settle(job, this.#cancelled(job, 'aborted'));
+      return { job: undefined, head };
+    }
+    // Bounded per lane: a flood of scans never gets a pinpoint query or a write refused.
+    const queued = this.#queues[lane].length;
+    if (queued >= this.#maxQueued) {
+      this.#settle(job, fail([{ code: TIMEOUT, message: `the store is busy: ${queued} requests are waiting for a worker (maxQueued); try again later` }]));
+      return { job: undefined, head };
+    }
+    if (this.#maxQueryMs !== Infinity) {
+      job.timer = setTimeout(() => {
+        if (this.stop(job, this.#cancelled(job, 'timeout'))) this.#stats.timeouts++;
+      }, this.#maxQueryMs);
+    }
+    if (signal) {
+      job.signal = signal;
+      job.onAbort = () => {
+        if (this.stop(job, this.#cancelled(job, 'aborted'))) this.#stats.aborts++;
+      };
+      signal.addEventListener('abort', job.onAbort, { once: true });
+    }
+    this.#queues[lane].push(job);
+    this.#schedule();
+    return { job, head };
+  }
+
+  /** The next slice of a query whose consumer wants more; rejects with a DataStoreError when the query failed. */
+  pull(job: Job): Promise<Batch> {
+    if (job.failed) return Promise.reject(new DataStoreError(job.failed));
+    const slot = job.slot;
+    if (job.state !== 'parked' || !slot) return Promise.reject(new TypeError('query stream: the next batch was asked for twice at once'));
+    return new Promise<Batch>((resolve, reject) => {
+      job.waiter = { resolve: resolve as (v: Head | Batch) => void, reject };
+      job.state = 'running';
+      this.#workers.unpark(slot);
+      slot.state = 'busy';
+      slot.worker.ref();
+      this.#workers.post(slot, { t: 'next', id: job.id });
+    });
+  }
+
+  /** The consumer lost interest: the query stops, as on abort, with nobody left to answer. */
+  cancel(job: Job): void {
+    void this.stop(job, this.#cancelled(job, 'aborted'));
+  }
+
+  /**
+   * Stops a request's work and answers it `env`: dropped from its queue, its worker terminated, or its answer closed.
+   * False when there was nothing to stop: it had ended, or it is a write already committing (its answer follows).
+   */
+  stop(job: Job, env: Envelope<never>): boolean {
+    const slot = job.slot;
+    switch (job.state) {
+      case 'ended':
+        return false;
+      case 'queued': {
+        const q = this.#queues[job.lane];
+        const at = q.indexOf(job);
+        if (at >= 0) q.splice(at, 1);
+        break;
+      }
+      case 'running':
+        if (slot?.gate && Atomics.compareExchange(slot.gate, 0, GATE.RUNNING, GATE.CANCELLED) === GATE.COMMITTING) {
+          // The writer is committing: the write is durable, and its true answer is on its way.
+          return false;
+        }
+        if (slot) this.#kill(slot);
+        break;
+      case 'parked':
+        if (slot) {
+          // The worker waits for `next`: closing its answer is enough, no thread need die.
+          this.#workers.unpark(slot);
+          slot.state = 'releasing';
+          slot.job = undefined;
+          this.#workers.post(slot, { t: 'cancel', id: job.id });
+        }
+        break;
+    }
+    this.#settle(job, env);
+    return true;
+  }
+
+  /** Answers a job (the first answer, a failure, or a failure of its next pull) and forgets it. */
+  #settle(job: Job, env: Envelope<never>): void {
+    this.#end(job);
+    const waiter = job.waiter;
+    job.waiter = undefined;
+    if (!job.started) waiter?.resolve({ kind: 'done', answer: env });
+    else if (waiter) waiter.reject(new DataStoreError(env));
+    else job.failed = env;
+  }
+
+  #end(job: Job): void {
+    job.state = 'ended';
+    if (job.timer) clearTimeout(job.timer);
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    job.timer = undefined;
+    job.onAbort = undefined;
+    if (job.slot?.job === job) job.slot.job = undefined;
+    this.#checkDrained();
+  }
+
+  #cancelled(job: Job, why: 'timeout' | 'aborted' | 'closed'): Envelope<never> {
+    const write = job.lane === 'write';
+    const tail = write ? '; nothing was written' : '';
+    if (why === 'closed') return fail([{ code: 'INTERNAL', message: `the store was closed before this request was answered${tail}` }]);
+    const message =
+      why === 'timeout'
+        ? `the request took longer than maxQueryMs (${this.#maxQueryMs} ms) and was stopped${tail}`
+        : `the request was cancelled by its caller and stopped${tail}`;
+    return fail([{ code: TIMEOUT, message }]);
+  }
+
+  /** Whether a query pinpoints rows: an equality (or an `in` of at most 100 values) on a field that leads an index. */
+  #pinpoints(type: unknown, query: unknown): boolean {
+    if (typeof type !== 'string' || type.length > LIMITS.nameLength || !isPlainObject(query)) return false;
+    const info = this.settings.catalogue.resolve(type);
+    const keyed = info && this.settings.keyed.get(info.name);
+    if (!keyed) return false;
+    let seen = 0;
+    // Bounded: the parser refuses more conditions than this anyway, and a hostile query may have a million keys.
+    for (const key in query) {
+      if (++seen > LIMITS.conditions) return false;
+      if (key.length > LIMITS.nameLength || !keyed.has(key) || !Object.hasOwn(query, key)) continue;
+      let v = query[key];
+      if (isPlainObject(v)) {
+        const ops = Object.keys(v);
+        if (ops.length !== 1) continue;
+        const op = ops[0]!.toLowerCase();
+        v = op === 'eq' || op === 'in' ? v[ops[0]!] : undefined;
+      }
+      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return true;
+      if (Array.isArray(v) && v.length > 0 && v.length <= 100) return true;
+    }
+    return false;
+  }
+
+  // ---- workers ---------------------------------------------------------------------------
+
+  #onMessage(slot: Slot<Job>, m: FromWorker): void {
+    if (m.t === 'onError') {
+      this.#report(deserializeError(m.error), m.requestId);
+      return;
+    }
+    if (slot.state === 'stopping') return;
+    switch (m.t) {
+      case 'ready':
+        slot.state = 'idle';
+        slot.worker.unref();
+        this.#lanes[slot.lane].failures = 0;
+        slot.onReady();
+        this.#schedule();
+        return;
+      case 'released':
+        if (slot.state === 'releasing') this.#release(slot);
+        return;
+      case 'done':
+      case 'fail': {
+        const job = slot.job;
+        if (!job || job.id !== m.id) return;
+        this.#release(slot);
+        if (m.t === 'fail') {
+          this.#settle(job, m.envelope as Envelope<never>);
+          return;
+        }
+        this.#end(job);
+        const waiter = job.waiter;
+        job.waiter = undefined;
+        waiter?.resolve({ kind: 'done', answer: m.answer });
+        return;
+      }
+      case 'text': {
+        const job = slot.job;
+        if (!job || job.id !== m.id) return;
+        const batch: Batch = { text: m.text, end: m.end };
+        if (m.end) {
+          this.#release(slot);
+          this.#end(job);
+        } else {
+          job.state = 'parked';
+          this.#workers.park(slot);
+        }
+        const first = !job.started;
+        job.started = true;
+        const waiter = job.waiter;
+        job.waiter = undefined;
+        waiter?.resolve(first ? { kind: 'text', batch } : batch);
+        return;
+      }
+    }
+  }
+
+  /** A worker exited on its own: a start that failed, or a crash (its request answers INTERNAL). */
+  #died(slot: Slot<Job>, code: number): void {
+    const cause = slot.cause ?? new Error(`a pool worker exited with code ${code}`);
+    if (slot.state === 'starting') {
+      slot.onReady(cause);
+      this.#startFailed(slot.lane, cause);
+    } else {
+      this.#stats.crashed++;
+      const job = slot.job;
+      if (job && job.state !== 'ended') this.#settle(job, this.#internal(cause));
+    }
+    this.#schedule();
+  }
+
+  /** A worker left, or waited long for its consumer: work may be able to run. */
+  #changed(): void {
+    this.#checkDrained();
+    this.#schedule();
+  }
+
+  /** A worker could not start: back off, and after three failures in a row answer its lane's queue rather than hold it. */
+  #startFailed(lane: Lane, cause: unknown): void {
+    const l = this.#lanes[lane];
+    l.failures++;
+    l.retryAt = Date.now() + Math.min(10_000, 250 * 2 ** l.failures);
+    if (this.closed || l.failures < 3) return;
+    for (const job of this.#queues[lane].splice(0)) this.#settle(job, this.#internal(cause));
+  }
+
+  #dispatch(slot: Slot<Job>, job: Job): void {
+    job.state = 'running';
+    job.slot = slot;
+    slot.job = job;
+    slot.state = 'busy';
+    slot.worker.ref();
+    let now: unknown;
+    if (WRITES.has(job.op) && this.#clock) {
+      try {
+        now = this.#clock();
+      } catch (e) {
+        this.#release(slot);
+        this.#settle(job, this.#internal(e));
+        return;
+      }
+    }
+    if (slot.gate) Atomics.store(slot.gate, 0, GATE.RUNNING);
+    try {
+      this.#workers.post(slot, { t: 'run', id: job.id, op: job.op, args: job.args, userId: job.userId, ...(now !== undefined ? { now } : {}) });
+    } catch {
+      // A function, symbol or class instance cannot be structured-cloned into the worker.
+      this.#release(slot);
+      this.#settle(job, fail([{ code: 'INVALID_REQUEST', message: "request: holds a value that cannot reach the store's worker threads (a function, symbol or class instance); send JSON values" }]));
+    }
+  }
+
+  /** A worker is free again: back to work, or retired when its lane has more workers than it needs. */
+  #release(slot: Slot<Job>): void {
+    this.#workers.unpark(slot);
+    slot.job = undefined;
+    if (slot.gate) Atomics.store(slot.gate, 0, GATE.IDLE);
+    slot.state = 'idle';
+    slot.worker.unref();
+    if (this.closed || this.#workers.active(slot.lane) > this.#target(slot.lane)) {
+      this.#workers.retire(slot);
+      return;
+    }
+    this.#schedule();
+  }
+
+  /** Terminates a worker whose request was stopped (the work really stops), and starts its replacement. */
+  #kill(slot: Slot<Job>): void {
+    this.#stats.stopped++;
+    this.#workers.terminate(slot);
+    this.#schedule();
+  }
+
+  #target(lane: Lane): number {
+    return lane === 'general' ? this.#readers : 1;
+  }
+
+  #schedule(): void {
+    if (this.closed) return;
+    for (const lane of LANES) {
+      for (const slot of this.#workers.slots) {
+        if (slot.lane !== lane || slot.state !== 'idle') continue;
+        const job = this.#queues[lane].shift() ?? (lane === 'general' ? this.#queues.fast.shift() : undefined);
+        if (!job) break;
+        this.#dispatch(slot, job);
+      }
+      const l = this.#lanes[lane];
+      while ((lane === 'write' || this.#started) && this.#workers.active(lane) < this.#target(lane) && this.#roomFor(lane)) {
+        if (Date.now() < l.retryAt) {
+          l.retryTimer ??= setTimeout(() => {
+            l.retryTimer = undefined;
+            this.#schedule();
+          }, l.retryAt - Date.now()).unref();
+          break;
+        }
+        this.#workers.spawn(lane);
+      }
+    }
+  }
+
+  /** Reader threads are capped: the lanes' own plus maxParked replacements for workers held by slow consumers. */
+  #roomFor(lane: Lane): boolean {
+    return lane === 'write' || this.#workers.readers() < this.#readers + 1 + this.#maxParked;
+  }
+
+  // ---- errors and closing ----------------------------------------------------------------
+
+  #internal(cause: unknown): Envelope<never> {
+    return internalFailure(cause, (error, requestId) => this.#report(error, requestId));
+  }
+
+  #report(error: unknown, requestId: string): void {
+    try {
+      this.#onError?.(error, requestId);
+    } catch {
+      // A throwing hook must not turn an answer into a crash of the host.
+    }
+  }
+
+  /** Throws once the pool is closed: calling a closed store is misuse. */
+  open(): void {
+    if (this.closed) throw new TypeError('The DataStore is closed');
+  }
+
+  types(): Promise<Envelope<string>> {
+    this.open();
+    return Promise.resolve(typesAnswer(this.settings.catalogue));
+  }
+
+  /** A connection of this thread to the file, for the change feed: polling it is a cheap read (data_version). */
+  #feed: DynamicStore | undefined;
+
+  feed(): DynamicStore {
+    this.open();
+    this.#feed ??= DynamicStore.open(this.#file, { ...this.#workerOptions, clock: this.#clock, onError: this.#onError } as OpenOptions<CatalogueShape>);
+    return this.#feed;
+  }
+
+  schema(type: string): Promise<Envelope<{ name: string; type: string }>> {
+    this.open();
+    return Promise.resolve(schemaAnswer(this.settings.catalogue, type));
+  }
+
+  stats(): PoolStats {
+    const slots = this.#workers.slots;
+    const count = (lane: Lane) => slots.filter((s) => s.lane === lane).length;
+    return {
+      workers: {
+        fast: count('fast'),
+        general: count('general'),
+        writer: count('write'),
+        busy: slots.filter((s) => s.state === 'busy').length,
+        parked: slots.filter((s) => s.state === 'parked').length,
+        stopping: this.#workers.leaving.size,
+      },
+      queued: this.#queues.write.length + this.#queues.fast.length + this.#queues.general.length,
+      ...this.#stats,
+    };
+  }
+
+  #running(): number {
+    let n = 0;
+    for (const s of this.#workers.slots) if (s.job) n++;
+    return n;
+  }
+
+  #checkDrained(): void {
+    if (this.#drained && this.#running() === 0) this.#drained();
+  }
+
+  /**
+   * Closes the pool: queued requests answer that the store closed, reads in progress stop, writes in progress finish;
+   * then every worker closes its store (the last one checkpoints the WAL) and exits.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.closed = true;
+      // Watches end with their store.
+      void this.#feed?.close();
+      for (const lane of LANES) for (const job of this.#queues[lane].splice(0)) this.#settle(job, this.#cancelled(job, 'closed'));
+      for (const slot of [...this.#workers.slots]) {
+        const job = slot.job;
+        if (job && job.lane !== 'write') void this.stop(job, this.#cancelled(job, 'closed'));
+      }
+      if (this.#running() > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+      for (const l of Object.values(this.#lanes)) if (l.retryTimer) clearTimeout(l.retryTimer);
+      await this.#workers.exitAll();
+    })();
+    return this.#closing;
+  }
+}
