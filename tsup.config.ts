@@ -36,7 +36,9 @@ const common = {
   target: 'node20',
   noExternal: bundled,
   splitting: true,
-  sourcemap: true,
+  // No maps: the bundle is unminified, so stack traces and debuggers read it as is; maps pointing at src/, which is not
+  // published, would only make bundlers warn (and with their sources inlined they were two thirds of the tarball).
+  sourcemap: false,
 } as const;
 
 export default defineConfig([
@@ -48,7 +50,7 @@ export default defineConfig([
     // Declarations come from bundleDts (see scripts/bundle-dts.ts for why not tsup's dts).
     dts: false,
     // The CommonJS build writes into the same dist/ concurrently: each build deletes only its own files.
-    clean: ['!**/*.cjs', '!**/*.cjs.map'],
+    clean: ['!**/*.cjs'],
     onSuccess: () => bundleDts({ entry, outDir: 'dist', inline: inlineTypes }),
   },
   {
@@ -56,6 +58,6 @@ export default defineConfig([
     entry,
     format: ['cjs'],
     dts: false,
-    clean: ['!**/*.js', '!**/*.js.map', '!**/*.d.ts', '!**/*.d.cts'],
+    clean: ['!**/*.js', '!**/*.d.ts', '!**/*.d.cts'],
   },
 ]);

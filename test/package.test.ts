@@ -37,6 +37,8 @@ function run(command: string, args: string[], options: SpawnSyncOptions & { allo
 
 let work: string;
 let tarball: string;
+/** The tarball's files, as `npm pack --json` lists them. */
+let packedFiles: { path: string; size: number }[];
 /** An app outside the repo with the tarball installed as node_modules/consolidata and its dependencies linked from ours. */
 let installed: string;
 
@@ -59,8 +61,9 @@ function installTarball(): string {
 beforeAll(() => {
   run('npm', ['run', 'build', '--silent']);
   work = mkdtempSync(join(tmpdir(), 'consolidata-package-'));
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]).stdout) as { filename: string }[];
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]).stdout) as { filename: string; files: typeof packedFiles }[];
   tarball = join(work, packed[0]!.filename);
+  packedFiles = packed[0]!.files;
   installed = installTarball();
 }, 240_000);
 
@@ -69,6 +72,14 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
+  it('ships no source maps, and no code points at one', () => {
+    expect(packedFiles.filter((f) => f.path.endsWith('.map')).map((f) => f.path)).toEqual([]);
+    const code = packedFiles.filter((f) => /\.c?js$/.test(f.path)).map((f) => f.path);
+    expect(code).toContain('dist/index.cjs');
+    const unpacked = join(installed, 'node_modules', 'consolidata');
+    expect(code.filter((file) => readFileSync(join(unpacked, file), 'utf8').includes('sourceMappingURL'))).toEqual([]);
+  });
+
   it('attw: types resolve in every resolution mode, for every entry point', () => {
     // attw exits before a piped stdout drains (its JSON is cut at 64 KiB): write it to a file.
     const reportFile = join(work, 'attw.json');
