@@ -1,6 +1,6 @@
 /**
- * The published package as a consumer gets it. Builds once (`npm run build`), packs once (`npm pack`), and checks
- * that one tarball:
+ * The published package as a consumer gets it. Packs once (`npm pack`) a copy of the sources without dist/, as a fresh
+ * clone or a git install has them (npm's `prepare` builds), and checks that one tarball:
  *  - attw (@arethetypeswrong/cli, what `attw --pack` runs on the tarball it packs): every entry point's types resolve,
  *    and match the JS, in every resolution mode (node10, node16 from CJS and from ESM, bundler);
  *  - publint: package.json fields point at published files of the right format, no errors or warnings;
@@ -13,7 +13,7 @@
  * CI runs attw and publint through this file (.ci/run → npm test).
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,8 @@ let work: string;
 let tarball: string;
 /** The tarball's files, as `npm pack --json` lists them. */
 let packedFiles: { path: string; size: number }[];
+/** What `npm pack` printed, the build's output included. */
+let packLog: string;
 /** An app outside the repo with the tarball installed as node_modules/consolidata and its dependencies linked from ours. */
 let installed: string;
 
@@ -58,10 +60,18 @@ function installTarball(): string {
   return dir;
 }
 
+/** What a fresh clone holds that the build and the tarball read (no dist/: that is the `prepare` script's to make). */
+const cloneSources = ['package.json', 'tsconfig.json', 'tsup.config.ts', 'scripts', 'src', 'README.md', 'LICENSE'];
+
 beforeAll(() => {
-  run('npm', ['run', 'build', '--silent']);
   work = mkdtempSync(join(tmpdir(), 'consolidata-package-'));
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]).stdout) as { filename: string; files: typeof packedFiles }[];
+  // Packed as a fresh clone or a git install packs: npm runs `prepare` (the build), then packs what it made.
+  const clone = join(work, 'clone');
+  for (const source of cloneSources) cpSync(join(root, source), join(clone, source), { recursive: true });
+  symlinkSync(nodeModules, join(clone, 'node_modules'), 'dir');
+  const pack = run('npm', ['pack', '--json', '--pack-destination', work], { cwd: clone });
+  packLog = pack.stdout + pack.stderr;
+  const packed = JSON.parse(pack.stdout) as { filename: string; files: typeof packedFiles }[];
   tarball = join(work, packed[0]!.filename);
   packedFiles = packed[0]!.files;
   installed = installTarball();
@@ -72,6 +82,21 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
+  it('a clone without dist/ packs the built package: every entry in both formats, its declarations, the CLI', () => {
+    const paths = packedFiles.map((f) => f.path);
+    const entries = ['index', 'http', 'testing', 'postgres'].flatMap((name) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${name}.${ext}`));
+    expect(paths).toEqual(expect.arrayContaining([...entries, 'dist/cli.js', 'dist/server-worker.js', 'package.json', 'README.md', 'LICENSE']));
+  });
+
+  it('the build before a script (prepare, start, bench…) prints nothing when it succeeds', () => {
+    // tsup's log lines: "CLI tsup v8…", "ESM dist/index.js 1 KB", "CJS ⚡️ Build success".
+    expect(packLog).not.toMatch(/\b(?:CLI|ESM|CJS)\s/);
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const buildFirst = Object.entries(scripts).filter(([name, line]) => name !== 'build' && /\btsup\b/.test(line));
+    expect(buildFirst.map(([name]) => name)).toEqual(expect.arrayContaining(['start', 'bench', 'load']));
+    for (const [name, line] of buildFirst) expect(line, `npm run ${name}`).toMatch(/^tsup --silent && /);
+  });
+
   it('ships no source maps, and no code points at one', () => {
     expect(packedFiles.filter((f) => f.path.endsWith('.map')).map((f) => f.path)).toEqual([]);
     const code = packedFiles.filter((f) => /\.c?js$/.test(f.path)).map((f) => f.path);
