@@ -39,6 +39,8 @@ const common = {
   // No maps: the bundle is unminified, so stack traces and debuggers read it as is; maps pointing at src/, which is not
   // published, would only make bundlers warn (and with their sources inlined they were two thirds of the tarball).
   sourcemap: false,
+  // Declarations come from bundleDts (see scripts/bundle-dts.ts for why not tsup's dts).
+  dts: false,
 } as const;
 
 export default defineConfig([
@@ -47,8 +49,6 @@ export default defineConfig([
     // One build for every ES module entry, the CLI's included, so they share chunks (the CLI's hashbang is in its source).
     entry: { ...entry, ...esmOnly },
     format: ['esm'],
-    // Declarations come from bundleDts (see scripts/bundle-dts.ts for why not tsup's dts).
-    dts: false,
     // The CommonJS build writes into the same dist/ concurrently: each build deletes only its own files.
     clean: ['!**/*.cjs'],
     onSuccess: () => bundleDts({ entry, outDir: 'dist', inline: inlineTypes }),
@@ -57,7 +57,6 @@ export default defineConfig([
     ...common,
     entry,
     format: ['cjs'],
-    dts: false,
     clean: ['!**/*.js', '!**/*.d.ts', '!**/*.d.cts'],
   },
 ]);
