@@ -23,33 +23,40 @@ const inlineTypes = ['@types/better-sqlite3'];
 /** Packages bundled into dist: robust-predicates is ESM-only, and the CJS build (jest, require()) must load without it. */
 const bundled = ['robust-predicates'];
 
+/** Entries built as ES modules only: the `consolidata` command and the pool's worker threads (src/server/pool.ts loads
+ * dist/server-worker.js from beside the chunk that starts it). */
+const esmOnly = {
+  cli: 'src/cli/main.ts',
+  'server-worker': 'src/server/worker.ts',
+};
+
+/** What both formats share. Splitting puts the store in one chunk per format that every entry imports, so
+ * `require('consolidata').DataStore === require('consolidata/testing').DataStore`, as with `import`. */
+const common = {
+  target: 'node20',
+  noExternal: bundled,
+  splitting: true,
+  // No maps: the bundle is unminified, so stack traces and debuggers read it as is; maps pointing at src/, which is not
+  // published, would only make bundlers warn (and with their sources inlined they were two thirds of the tarball).
+  sourcemap: false,
+  // Declarations come from bundleDts (see scripts/bundle-dts.ts for why not tsup's dts).
+  dts: false,
+} as const;
+
 export default defineConfig([
   {
-    entry,
-    format: ['esm', 'cjs'],
-    // Declarations come from bundleDts (see scripts/bundle-dts.ts for why not tsup's dts).
-    dts: false,
-    // The CLI config below writes into the same dist/ concurrently: never delete its output.
-    clean: ['!cli.js', '!cli.js.map', '!server-worker.js', '!server-worker.js.map'],
-    sourcemap: true,
-    target: 'node20',
-    noExternal: bundled,
+    ...common,
+    // One build for every ES module entry, the CLI's included, so they share chunks (the CLI's hashbang is in its source).
+    entry: { ...entry, ...esmOnly },
+    format: ['esm'],
+    // The CommonJS build writes into the same dist/ concurrently: each build deletes only its own files.
+    clean: ['!**/*.cjs'],
     onSuccess: () => bundleDts({ entry, outDir: 'dist', inline: inlineTypes }),
   },
   {
-    entry: { cli: 'src/cli/main.ts' },
-    format: ['esm'],
-    banner: { js: '#!/usr/bin/env node' },
-    target: 'node20',
-    noExternal: bundled,
-    sourcemap: true,
-  },
-  {
-    // The pool's worker threads (src/server/pool.ts) load this file from beside the bundle that starts them.
-    entry: { 'server-worker': 'src/server/worker.ts' },
-    format: ['esm'],
-    target: 'node20',
-    noExternal: bundled,
-    sourcemap: true,
+    ...common,
+    entry,
+    format: ['cjs'],
+    clean: ['!**/*.js', '!**/*.d.ts', '!**/*.d.cts'],
   },
 ]);

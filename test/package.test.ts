@@ -1,19 +1,21 @@
 /**
- * The published package as a consumer gets it. Builds once (`npm run build`), packs once (`npm pack`), and checks
- * that one tarball:
+ * The published package as a consumer gets it. Packs once (`npm pack`) a copy of the sources without dist/, as a fresh
+ * clone or a git install has them (npm's `prepare` builds), and checks that one tarball:
  *  - attw (@arethetypeswrong/cli, what `attw --pack` runs on the tarball it packs): every entry point's types resolve,
  *    and match the JS, in every resolution mode (node10, node16 from CJS and from ESM, bundler);
  *  - publint: package.json fields point at published files of the right format, no errors or warnings;
  *  - a strict TypeScript consumer with `skipLibCheck: false` and only @types/node installed compiles code importing
  *    `consolidata` and `consolidata/http` from an ES module and from a CommonJS module (no @types/better-sqlite3,
  *    re2js, @turf/* or cli-progress types needed);
- *  - at runtime, a DataStoreError thrown by the CJS build is recognised by the ESM build and vice versa.
+ *  - at runtime, in an app with the tarball installed: every entry of a format shares one copy of the store (one
+ *    DataStore class, one DataStoreError), and a DataStoreError thrown by the CJS build is recognised by the ESM build
+ *    and vice versa.
  * CI runs attw and publint through this file (.ci/run → npm test).
  */
 import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
@@ -35,12 +37,44 @@ function run(command: string, args: string[], options: SpawnSyncOptions & { allo
 
 let work: string;
 let tarball: string;
+/** The tarball's files, as `npm pack --json` lists them. */
+let packedFiles: { path: string; size: number }[];
+/** What `npm pack` printed, the build's output included. */
+let packLog: string;
+/** An app outside the repo with the tarball installed as node_modules/consolidata and its dependencies linked from ours. */
+let installed: string;
+
+/** Installs the tarball in a new app under `work`: unpacked, with the package's dependencies linked from the repo's. */
+function installTarball(): string {
+  const dir = join(work, 'app');
+  const modules = join(dir, 'node_modules');
+  mkdirSync(modules, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  run('tar', ['-xzf', tarball, '-C', modules]);
+  renameSync(join(modules, 'package'), join(modules, 'consolidata'));
+  const pkg = JSON.parse(readFileSync(join(modules, 'consolidata', 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
+  for (const name of Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies })) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true });
+    symlinkSync(join(nodeModules, name), join(modules, name), 'dir');
+  }
+  return dir;
+}
+
+/** What a fresh clone holds that the build and the tarball read (no dist/: that is the `prepare` script's to make). */
+const cloneSources = ['package.json', 'tsconfig.json', 'tsup.config.ts', 'scripts', 'src', 'README.md', 'LICENSE'];
 
 beforeAll(() => {
-  run('npm', ['run', 'build', '--silent']);
   work = mkdtempSync(join(tmpdir(), 'consolidata-package-'));
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work]).stdout) as { filename: string }[];
+  // Packed as a fresh clone or a git install packs: npm runs `prepare` (the build), then packs what it made.
+  const clone = join(work, 'clone');
+  for (const source of cloneSources) cpSync(join(root, source), join(clone, source), { recursive: true });
+  symlinkSync(nodeModules, join(clone, 'node_modules'), 'dir');
+  const pack = run('npm', ['pack', '--json', '--pack-destination', work], { cwd: clone });
+  packLog = pack.stdout + pack.stderr;
+  const packed = JSON.parse(pack.stdout) as { filename: string; files: typeof packedFiles }[];
   tarball = join(work, packed[0]!.filename);
+  packedFiles = packed[0]!.files;
+  installed = installTarball();
 }, 240_000);
 
 afterAll(() => {
@@ -48,6 +82,29 @@ afterAll(() => {
 });
 
 describe('the packed package', () => {
+  it('a clone without dist/ packs the built package: every entry in both formats, its declarations, the CLI', () => {
+    const paths = packedFiles.map((f) => f.path);
+    const entries = ['index', 'http', 'testing', 'postgres'].flatMap((name) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${name}.${ext}`));
+    expect(paths).toEqual(expect.arrayContaining([...entries, 'dist/cli.js', 'dist/server-worker.js', 'package.json', 'README.md', 'LICENSE']));
+  });
+
+  it('the build before a script (prepare, start, bench…) prints nothing when it succeeds', () => {
+    // tsup's log lines: "CLI tsup v8…", "ESM dist/index.js 1 KB", "CJS ⚡️ Build success".
+    expect(packLog).not.toMatch(/\b(?:CLI|ESM|CJS)\s/);
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    const buildFirst = Object.entries(scripts).filter(([name, line]) => name !== 'build' && /\btsup\b/.test(line));
+    expect(buildFirst.map(([name]) => name)).toEqual(expect.arrayContaining(['start', 'bench', 'load']));
+    for (const [name, line] of buildFirst) expect(line, `npm run ${name}`).toMatch(/^tsup --silent && /);
+  });
+
+  it('ships no source maps, and no code points at one', () => {
+    expect(packedFiles.filter((f) => f.path.endsWith('.map')).map((f) => f.path)).toEqual([]);
+    const code = packedFiles.filter((f) => /\.c?js$/.test(f.path)).map((f) => f.path);
+    expect(code).toContain('dist/index.cjs');
+    const unpacked = join(installed, 'node_modules', 'consolidata');
+    expect(code.filter((file) => readFileSync(join(unpacked, file), 'utf8').includes('sourceMappingURL'))).toEqual([]);
+  });
+
   it('attw: types resolve in every resolution mode, for every entry point', () => {
     // attw exits before a piped stdout drains (its JSON is cut at 64 KiB): write it to a file.
     const reportFile = join(work, 'attw.json');
@@ -122,8 +179,66 @@ describe('the packed package', () => {
     expect(tsc.status, 'tsc exit status').toBe(0);
   });
 
+  it('every entry of a format shares one copy of the store: one DataStore, one DataStoreError', () => {
+    // By identity, through the entries that export them; in both formats.
+    const script = `
+      import { createRequire } from 'node:module';
+      const require = createRequire(process.cwd() + '/package.json');
+      const cjs = [require('consolidata'), require('consolidata/testing')];
+      const esm = [await import('consolidata'), await import('consolidata/testing')];
+      for (const e of ['consolidata/http', 'consolidata/postgres']) { require(e); await import(e); }
+      const failed = { data: [], success: false, message: 'boom', errors: [{ code: 'VALIDATION', message: 'boom' }] };
+      let thrown;
+      try { cjs[1].unwrap(failed); } catch (e) { thrown = e; }
+      console.log(JSON.stringify({
+        cjsDataStore: cjs[0].DataStore === cjs[1].DataStore,
+        cjsDataStoreError: cjs[0].DataStoreError === cjs[1].DataStoreError,
+        esmDataStore: esm[0].DataStore === esm[1].DataStore,
+        esmDataStoreError: esm[0].DataStoreError === esm[1].DataStoreError,
+        cjsTestingErrorIsIndexClass: Object.getPrototypeOf(thrown) === cjs[0].DataStoreError.prototype,
+        classes: Object.keys(cjs[0]).filter((k) => typeof cjs[0][k] === 'function' && /^class\\b/.test(String(cjs[0][k]))),
+      }));
+    `;
+    const child = run(process.execPath, ['--input-type=module', '-e', script], { cwd: installed, allowFailure: true });
+    expect(child.stderr, 'child stderr').toBe('');
+    const { classes, ...shared } = JSON.parse(child.stdout) as { classes: string[] };
+    expect(shared).toEqual({
+      cjsDataStore: true,
+      cjsDataStoreError: true,
+      esmDataStore: true,
+      esmDataStoreError: true,
+      cjsTestingErrorIsIndexClass: true,
+    });
+    expect(classes).toEqual(expect.arrayContaining(['DataStore', 'DataStoreError']));
+    // The entries that do not export them (http, postgres) import them too: each public class is declared in one file per format.
+    const dist = join(installed, 'node_modules', 'consolidata', 'dist');
+    for (const ext of ['.js', '.cjs']) {
+      const declaredIn = new Map<string, string[]>();
+      for (const file of readdirSync(dist).filter((f) => f.endsWith(ext))) {
+        // esbuild writes `var DataStore = class _DataStore …`, the CJS transform `var Catalogue = (_class = class {`.
+        const declaration = /\b(?:var|let|const)\s+([\w$]+)\s*=\s*(?:\(\s*[\w$]+\s*=\s*)?class\b|^\s*class\s+([\w$]+)/gm;
+        for (const [, assigned, declared] of readFileSync(join(dist, file), 'utf8').matchAll(declaration)) {
+          const name = (assigned ?? declared)!;
+          declaredIn.set(name, [...(declaredIn.get(name) ?? []), file]);
+        }
+      }
+      expect(classes.map((name) => `${name}: ${(declaredIn.get(name) ?? []).length}`), `files declaring each public class (${ext})`).toEqual(
+        classes.map((name) => `${name}: 1`),
+      );
+    }
+  });
+
+  it('the consolidata command runs from the tarball, with the pool\'s worker script beside it', () => {
+    const bin = join(installed, 'node_modules', 'consolidata', 'dist', 'cli.js');
+    expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n'), 'dist/cli.js starts with a hashbang').toBe(true);
+    expect(statSync(bin).mode & 0o111, 'dist/cli.js is executable').not.toBe(0);
+    expect(existsSync(join(dirname(bin), 'server-worker.js')), 'dist/server-worker.js is packed').toBe(true);
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+    expect(run(process.execPath, [bin, '--version'], { cwd: installed }).stdout.trim()).toBe(version.version);
+  });
+
   it('a DataStoreError from the CJS build is one for the ESM build, and vice versa', () => {
-    // One process loading both builds through the package's own "exports" (require → dist/index.cjs, import → dist/index.js).
+    // One process loading both builds of the installed tarball (require → dist/index.cjs, import → dist/index.js).
     const script = `
       import { createRequire } from 'node:module';
       const cjs = createRequire(process.cwd() + '/package.json')('consolidata');
@@ -146,7 +261,7 @@ describe('the packed package', () => {
         plainErrorInstanceof: new Error('boom') instanceof esm.DataStoreError,
       }));
     `;
-    const child = run(process.execPath, ['--input-type=module', '-e', script], { allowFailure: true });
+    const child = run(process.execPath, ['--input-type=module', '-e', script], { cwd: installed, allowFailure: true });
     expect(child.stderr, 'child stderr').toBe('');
     expect(JSON.parse(child.stdout)).toEqual({
       twoClasses: true,

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /** The `consolidata` command: serve, import, export. */
 import { Command, InvalidArgumentError } from 'commander';
 // Inlined by the bundler: the built dist/cli.js knows its version wherever it is run from.

@@ -1,0 +1,22 @@
+/**
+ * npm's `prepare` step: builds dist/ quietly. npm runs it on `npm ci`/`npm install` in this repo, on `npm pack` and
+ * `npm publish`, and in the clone of a git install (`npm install git+https://…`), whose tarball is what `files` lists:
+ * without it, a clone packs no dist/ and installs a package with nothing to run.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+let manifest;
+try {
+  manifest = createRequire(import.meta.url).resolve('tsup/package.json');
+} catch {
+  // Installed without devDependencies (`npm ci --omit=dev`): nothing to build with, and the install must not fail.
+  process.exit(0);
+}
+// tsup's own bin, run by this node: no PATH lookup, no shell (tsup.cmd on Windows).
+const bin = join(dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).bin.tsup);
+const build = spawnSync(process.execPath, [bin, '--silent'], { stdio: 'inherit' });
+if (build.error) throw build.error;
+process.exit(build.status ?? 1);
