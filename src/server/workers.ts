@@ -49,7 +49,7 @@ export interface WorkerEvents<J> {
   changed(): void;
 }
 
-/** Where the worker script is: dist/server-worker.js beside the bundle that holds this code (cli.js, index.js, index.cjs). */
+/** Where the worker script is: dist/server-worker.js, beside the chunk of dist/ that holds this code (every entry shares it). */
 export function defaultWorkerScript(): URL {
   const here = typeof __filename === 'string' ? pathToFileURL(__filename).href : import.meta.url;
   return new URL(here.endsWith('.mjs') ? './server-worker.mjs' : './server-worker.js', here);
