@@ -11,18 +11,11 @@ import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarge
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
-import { collidingKey, ensureSchema, freshFingerprint } from './schema.js';
+import { collidingKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache, onePassPays } from './plans.js';
 
 const BUSY_ATTEMPTS = 3;
-
-/**
- * Empty in-memory databases by schema fingerprint: copying one (~0.6 ms) is cheaper than creating 26 types' tables,
- * indexes, R*Trees and triggers (~3-4 ms), which a test suite opening a store per test pays each time. A few schemas
- * are kept (~0.5 MB each for the built-in catalogue), bounded by count and bytes, the oldest dropped first.
- */
-const emptyImages = new BoundedCache<Buffer>(8, 16 * 1024 * 1024);
 
 function isDuplicate(e: unknown): e is Error & { code: string } {
   const code = (e as { code?: unknown })?.code;
@@ -84,10 +77,9 @@ export class SqliteBackend implements Backend {
       journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
       softDelete: settings.softDelete,
     };
-    // A new in-memory store starts from a copy of the empty schema an earlier one of the same fingerprint built.
-    const fresh = source === ':memory:' ? freshFingerprint(settings.catalogue, options) : undefined;
-    const image = fresh === undefined ? undefined : emptyImages.get(fresh);
-    const db = openDatabase(image ?? source, settings.busyTimeoutMs, settings.mmapSize);
+    // A new in-memory store creates its schema rather than copying an empty one: a copy (a deserialized database)
+    // could never grow past 1 GiB (SQLite's SQLITE_MEMDB_DEFAULT_MAXSIZE), a plain :memory: database can.
+    const db = openDatabase(source, settings.busyTimeoutMs, settings.mmapSize);
     const label = typeof source === 'string' ? source : 'the snapshot';
     try {
       // The schema is written (BEGIN IMMEDIATE) only when it changes; another writer's lock is waited out as a write's is.
@@ -95,10 +87,6 @@ export class SqliteBackend implements Backend {
         () => ensureSchema(db, settings.catalogue, options, label),
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
       );
-      if (fresh !== undefined && !image) {
-        const copy = asRollbackJournal(db.serialize());
-        emptyImages.set(fresh, copy, copy.length);
-      }
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
     } catch (e) {
