@@ -23,6 +23,7 @@ import { LIMITS } from '../limits.js';
 import { parsePlan } from '../query/parse.js';
 import { resolveSettings, type OpenOptions } from '../settings.js';
 import { compileSelect, selectTarget } from '../sqlite/compile.js';
+import { requestErrorOf } from '../sqlite/backend.js';
 import { StatementCache, type Statement } from '../sqlite/connection.js';
 import { GATE, serializeError, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
 
@@ -57,8 +58,13 @@ function isBusy(e: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-/** An INTERNAL answer whose cause goes to onError only, as the façade answers (no engine message, no stack). */
-function internal(e: unknown): Envelope<never> {
+/**
+ * The answer to a failure, as the façade answers: the request error an engine error means (a full database is
+ * STORE_FULL, at the commit as in the write), else INTERNAL whose cause goes to onError only (no engine message, no stack).
+ */
+function failed(e: unknown): Envelope<never> {
+  const known = requestErrorOf(e);
+  if (known) return fail(known.errors);
   const requestId = randomBytes(6).toString('hex');
   post({ t: 'onError', requestId, error: serializeError(e) });
   return fail([{ code: 'INTERNAL', message: `internal error (request ${requestId})`, requestId }]);
@@ -198,7 +204,7 @@ function rowsAnswer(id: number, rows: IterableIterator<string>, inTransaction: b
 function startQuery(id: number, args: unknown[]): void {
   const [type, query, opts] = args;
   if (asksForPage(opts)) {
-    void delegate(id, args).catch((e: unknown) => post({ t: 'done', id, answer: internal(e) }));
+    void delegate(id, args).catch((e: unknown) => post({ t: 'done', id, answer: failed(e) }));
     return;
   }
   let info: TypeInfo;
@@ -208,7 +214,7 @@ function startQuery(id: number, args: unknown[]): void {
     plan = parsePlan({ type: info, strict: settings.strict }, query, opts);
   } catch {
     // The façade decides every refusal (it parses the same way), and answers whatever this worker cannot plan.
-    void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: internal(err) }));
+    void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: failed(err) }));
     return;
   }
   let inTransaction = false;
@@ -216,7 +222,7 @@ function startQuery(id: number, args: unknown[]): void {
     // The statement the backend runs for an unlimited query (SqliteBackend#query), read row by row.
     const select = compileSelect(plan, selectTarget(settings, info.name));
     if (plan.limit > 0 || plan.after || select.keyed) {
-      void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: internal(err) }));
+      void delegate(id, args).catch((err: unknown) => post({ t: 'done', id, answer: failed(err) }));
       return;
     }
     let total = -1;
@@ -239,7 +245,7 @@ function startQuery(id: number, args: unknown[]): void {
     open = rowsAnswer(id, rows, inTransaction, total, [...plan.issues]);
   } catch (e) {
     if (inTransaction && db.inTransaction) rollback.run();
-    post({ t: 'done', id, answer: internal(e) });
+    post({ t: 'done', id, answer: failed(e) });
     return;
   }
   sendNext();
@@ -264,7 +270,7 @@ function sendNext(): void {
     } catch {
       // The answer is INTERNAL already; a failing close adds nothing the pool could act on.
     }
-    post({ t: 'fail', id: a.id, envelope: internal(e) });
+    post({ t: 'fail', id: a.id, envelope: failed(e) });
     return;
   }
   if (slice.end) closeAnswer();
@@ -315,7 +321,7 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
     }
     answer = await call(target, op, args);
   } catch (e) {
-    answer = internal(e);
+    answer = failed(e);
   }
   if (!db.inTransaction) {
     post({ t: 'done', id, answer });
@@ -330,7 +336,7 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
     commit.run();
   } catch (e) {
     if (db.inTransaction) rollback.run();
-    answer = internal(e);
+    answer = failed(e);
   }
   post({ t: 'done', id, answer });
 }
@@ -360,7 +366,7 @@ port.on('message', (m: ToWorker) => {
   try {
     onMessage(m);
   } catch (e) {
-    // Whatever failed, the request is answered (INTERNAL) and this thread keeps serving.
+    // Whatever failed, the request is answered (failed: INTERNAL unless the engine said more) and this thread keeps serving.
     if (m.t === 'run' || m.t === 'next') {
       try {
         closeAnswer();
@@ -368,7 +374,7 @@ port.on('message', (m: ToWorker) => {
       } catch {
         // Already answering INTERNAL.
       }
-      post(m.t === 'run' ? { t: 'done', id: m.id, answer: internal(e) } : { t: 'fail', id: m.id, envelope: internal(e) });
+      post(m.t === 'run' ? { t: 'done', id: m.id, answer: failed(e) } : { t: 'fail', id: m.id, envelope: failed(e) });
     }
   }
 });

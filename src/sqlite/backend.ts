@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, storeFull, updateCollision, type Backend, type BulkWriter, type Kept, type Explained, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -25,6 +25,24 @@ function isDuplicate(e: unknown): e is Error & { code: string } {
 function isBusy(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * The request error an engine error means, if it means one: SQLITE_FULL (the disk is full, the file at max_page_count,
+ * or an in-memory copy of a snapshot at 1 GiB) is STORE_FULL. Every request's failure passes here (see `refused`).
+ * @example throw requestErrorOf(e) ?? e;
+ */
+export function requestErrorOf(e: unknown): RequestError | undefined {
+  return (e as { code?: unknown })?.code === 'SQLITE_FULL' ? storeFull() : undefined;
+}
+
+/** fn, with an engine error that means a request error (requestErrorOf) thrown as that. */
+function refused<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw requestErrorOf(e) ?? e;
+  }
 }
 
 /** Thrown inside a transaction to roll it back while keeping what the caller needs to answer. */
@@ -109,7 +127,7 @@ export class SqliteBackend implements Backend {
    * up to three times, after waiting busyTimeoutMs each time.
    */
   #retry<T>(fn: () => T): T {
-    return this.#busyRetry(fn, () => requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`));
+    return refused(() => this.#busyRetry(fn, () => requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`)));
   }
 
   /** fn, run again while another connection's lock rolls it back, up to BUSY_ATTEMPTS times; then `exhausted()` is thrown. */
@@ -434,22 +452,24 @@ export class SqliteBackend implements Backend {
       if (!open) return;
       open = false;
       if (!commit) {
-        this.#db.exec('ROLLBACK');
+        // SQLite may have rolled the transaction back itself (a full database does).
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         bulk.abort();
         return;
       }
       try {
         bulk.finish();
+        this.#db.exec('COMMIT');
       } catch (e) {
-        this.#db.exec('ROLLBACK');
+        // A COMMIT that failed (a full disk) leaves the transaction open: it is rolled back, not left holding the lock.
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw e;
       }
-      this.#db.exec('COMMIT');
       this.#commits++;
     };
     return {
-      insert: (info, docs) => this.#insertDocs(info, docs, bulk),
-      commit: () => end(true),
+      insert: (info, docs) => refused(() => this.#insertDocs(info, docs, bulk)),
+      commit: () => refused(() => end(true)),
       rollback: () => end(false),
     };
   }
