@@ -107,7 +107,7 @@ if ((await count(copy)) !== DOCS) throw new Error('fromSnapshot: the copy does n
 copy.close();
 store.close();
 
-// An empty store per test: after the first of a schema in the process, a copy of its empty database.
+// An empty store per test: a new in-memory database that creates its schema.
 let empty;
 const open = await measure({
   dirty: async () => empty?.close(),

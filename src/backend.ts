@@ -5,7 +5,7 @@
  * SQLite (src/sqlite/backend.ts) answers synchronously; a server database answers with promises.
  */
 import type { TypeInfo } from './catalogue/index.js';
-import type { EnvelopeError } from './envelope.js';
+import { requestError, type EnvelopeError, type RequestError } from './envelope.js';
 import type { Keyset, QueryPlan, Step } from './query/ast.js';
 
 /**
@@ -208,6 +208,14 @@ export function duplicateError(info: TypeInfo, doc: StoredDoc, index: number, fi
   for (const f of fields) key[f] = doc[f];
   const shown = fields.map((f) => `${f} ${JSON.stringify(doc[f])}`).join(', ');
   return { code: 'DUPLICATE_KEY', index, key, message: `document ${index}: a ${info.name} with ${shown} already exists` };
+}
+
+/**
+ * The answer of a write the database had no room for (a full disk, or the size limit of an in-memory database
+ * opened from bytes): its transaction was rolled back. Each backend maps its engine's error to it in one place.
+ */
+export function storeFull(): RequestError {
+  return requestError('STORE_FULL', 'the database is full (no room left on its disk, or at its size limit); nothing was written');
 }
 
 /** The message of an update that would make two documents share a unique key. */

@@ -113,7 +113,7 @@ describe('new in-memory stores', () => {
     (store.database.prepare(`SELECT type, name, sql FROM sqlite_master ORDER BY type, name`).all() as { type: string; name: string; sql: string | null }[]).map((o) => `${o.type} ${o.name} ${o.sql ?? ''}`);
 
   it('of one schema hold the same schema as the first and share nothing; other options get their own', async () => {
-    // Opened first with each set of options, so that the later ones start from a kept copy of its empty database.
+    // Opened first with each set of options: a later store of the same options must hold the same schema and none of its rows.
     const first = DataStore.open();
     const indexed = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['basinName'] }] } });
     const journaled = DataStore.open(':memory:', { history: ['Well'], softDelete: ['Well'] });

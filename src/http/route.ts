@@ -38,6 +38,7 @@ const STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TIMEOUT: 503,
   CHANGES_PRUNED: 410,
+  STORE_FULL: 507,
   INTERNAL: 500,
 };
 

@@ -10,6 +10,7 @@ import {
   duplicateError,
   parentNotObject,
   StoreBusyError,
+  storeFull,
   updateCollision,
   type Backend,
   type BulkWriter,
@@ -57,6 +58,8 @@ const UNIQUE_VIOLATION = '23505';
 const UNDEFINED_TABLE = '42P01';
 /** The server refused a translated pattern (too complex for its engine). */
 const BAD_REGEX = new Set(['2201B', '54001']);
+/** disk_full: no room to write. 53200 out_of_memory is not this: it passes, and may not recur. */
+const DISK_FULL = '53100';
 /** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const CHUNK_DOCS = 5000;
@@ -64,6 +67,27 @@ const CHUNK_DOCS = 5000;
 function sqlState(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+}
+
+/**
+ * The request error an engine error means, if it means one: a regex the server refused is INVALID_QUERY, a full disk
+ * (SQLSTATE 53100) STORE_FULL. Every request's failure passes here (#retry, the bulk writer).
+ * @example throw requestErrorOf(e) ?? e;
+ */
+export function requestErrorOf(e: unknown): RequestError | undefined {
+  const code = sqlState(e);
+  if (code === DISK_FULL) return storeFull();
+  if (code && BAD_REGEX.has(code)) return requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
+  return undefined;
+}
+
+/** The promise, with an engine error that means a request error (requestErrorOf) thrown as that. */
+async function refused<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (e) {
+    throw requestErrorOf(e) ?? e;
+  }
 }
 
 /** Thrown inside a transaction to roll it back while keeping what the caller answers. */
@@ -340,8 +364,7 @@ export class PostgresBackend implements Backend {
           if (attempt < ATTEMPTS) continue;
           if (code === LOCK_TIMEOUT) throw locked();
         }
-        if (code && BAD_REGEX.has(code)) throw requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
-        throw e;
+        throw requestErrorOf(e) ?? e;
       }
     }
   }
@@ -934,9 +957,9 @@ export class PostgresBackend implements Backend {
       insert: async (info, docs) => {
         if (ended) throw new TypeError('bulk: the transaction has ended');
         const texts = this.#storable(docs);
-        return this.#insertDocs((await open()).s, info, docs, texts, 'savepoint');
+        return refused(open().then(({ s }) => this.#insertDocs(s, info, docs, texts, 'savepoint')));
       },
-      commit: () => end('COMMIT'),
+      commit: () => refused(end('COMMIT')),
       rollback: () => end('ROLLBACK'),
     };
   }

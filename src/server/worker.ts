@@ -15,6 +15,7 @@ import { DynamicStore, type WriteOptions } from '../dynamic.js';
 import { fail, internalFailure, type Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
 import type { TextSlices } from '../slices.js';
+import { requestErrorOf } from '../sqlite/backend.js';
 import type { Statement } from '../sqlite/connection.js';
 import { GATE, serializeError, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
 
@@ -46,9 +47,13 @@ function isBusy(e: unknown): boolean {
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
 }
 
-/** An INTERNAL answer whose cause goes to onError only, as the façade answers (no engine message, no stack). */
-function internal(e: unknown): Envelope<never> {
-  return internalFailure(e, options.onError);
+/**
+ * The answer to a failure, as the façade answers: the request error an engine error means (a full database is
+ * STORE_FULL, at the commit as in the write), else INTERNAL whose cause goes to onError only (no engine message, no stack).
+ */
+function failed(e: unknown): Envelope<never> {
+  const known = requestErrorOf(e);
+  return known ? fail(known.errors) : internalFailure(e, options.onError);
 }
 
 if (config.nice) {
@@ -106,7 +111,7 @@ function sendNext(): void {
     } catch {
       // The answer is INTERNAL already; a failing close adds nothing the pool could act on.
     }
-    post({ t: 'fail', id: a.id, envelope: internal(e) });
+    post({ t: 'fail', id: a.id, envelope: failed(e) });
     return;
   }
   if (slice.end) closeAnswer();
@@ -157,7 +162,7 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
     }
     answer = await call(target, op, args);
   } catch (e) {
-    answer = internal(e);
+    answer = failed(e);
   }
   if (!db.inTransaction) {
     post({ t: 'done', id, answer });
@@ -172,7 +177,7 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
     commit.run();
   } catch (e) {
     if (db.inTransaction) rollback.run();
-    answer = internal(e);
+    answer = failed(e);
   }
   post({ t: 'done', id, answer });
 }
@@ -181,7 +186,7 @@ function onMessage(m: ToWorker): void {
   switch (m.t) {
     case 'run':
       now = m.now;
-      if (m.op === 'query') void startQuery(m.id, m.args).catch((e: unknown) => post({ t: 'done', id: m.id, answer: internal(e) }));
+      if (m.op === 'query') void startQuery(m.id, m.args).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
       else void runWrite(m.id, m.op, m.args, m.userId);
       return;
     case 'next':
@@ -202,7 +207,7 @@ port.on('message', (m: ToWorker) => {
   try {
     onMessage(m);
   } catch (e) {
-    // Whatever failed, the request is answered (INTERNAL) and this thread keeps serving.
+    // Whatever failed, the request is answered (failed: INTERNAL unless the engine said more) and this thread keeps serving.
     if (m.t === 'run' || m.t === 'next') {
       try {
         closeAnswer();
@@ -210,7 +215,7 @@ port.on('message', (m: ToWorker) => {
       } catch {
         // Already answering INTERNAL.
       }
-      post(m.t === 'run' ? { t: 'done', id: m.id, answer: internal(e) } : { t: 'fail', id: m.id, envelope: internal(e) });
+      post(m.t === 'run' ? { t: 'done', id: m.id, answer: failed(e) } : { t: 'fail', id: m.id, envelope: failed(e) });
     }
   }
 });

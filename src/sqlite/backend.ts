@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, storeFull, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -11,19 +11,12 @@ import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarge
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
-import { collidingKey, ensureSchema, freshFingerprint } from './schema.js';
+import { collidingKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
 
 const BUSY_ATTEMPTS = 3;
-
-/**
- * Empty in-memory databases by schema fingerprint: copying one (~0.6 ms) is cheaper than creating 26 types' tables,
- * indexes, R*Trees and triggers (~3-4 ms), which a test suite opening a store per test pays each time. A few schemas
- * are kept (~0.5 MB each for the built-in catalogue), bounded by count and bytes, the oldest dropped first.
- */
-const emptyImages = new BoundedCache<Buffer>(8, 16 * 1024 * 1024);
 
 function isDuplicate(e: unknown): e is Error & { code: string } {
   const code = (e as { code?: unknown })?.code;
@@ -33,6 +26,24 @@ function isDuplicate(e: unknown): e is Error & { code: string } {
 function isBusy(e: unknown): boolean {
   const code = (e as { code?: unknown })?.code;
   return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
+}
+
+/**
+ * The request error an engine error means, if it means one: SQLITE_FULL (the disk is full, the file at max_page_count,
+ * or an in-memory copy of a snapshot at 1 GiB) is STORE_FULL. Every request's failure passes here (see `refused`).
+ * @example throw requestErrorOf(e) ?? e;
+ */
+export function requestErrorOf(e: unknown): RequestError | undefined {
+  return (e as { code?: unknown })?.code === 'SQLITE_FULL' ? storeFull() : undefined;
+}
+
+/** fn, with an engine error that means a request error (requestErrorOf) thrown as that. */
+function refused<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw requestErrorOf(e) ?? e;
+  }
 }
 
 /** Thrown inside a transaction to roll it back while keeping what the caller needs to answer. */
@@ -85,10 +96,9 @@ export class SqliteBackend implements Backend {
       journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
       softDelete: settings.softDelete,
     };
-    // A new in-memory store starts from a copy of the empty schema an earlier one of the same fingerprint built.
-    const fresh = source === ':memory:' ? freshFingerprint(settings.catalogue, options) : undefined;
-    const image = fresh === undefined ? undefined : emptyImages.get(fresh);
-    const db = openDatabase(image ?? source, settings.busyTimeoutMs, settings.mmapSize);
+    // A new in-memory store creates its schema rather than copying an empty one: a copy (a deserialized database)
+    // could never grow past 1 GiB (SQLite's SQLITE_MEMDB_DEFAULT_MAXSIZE), a plain :memory: database can.
+    const db = openDatabase(source, settings.busyTimeoutMs, settings.mmapSize);
     const label = typeof source === 'string' ? source : 'the snapshot';
     try {
       // The schema is written (BEGIN IMMEDIATE) only when it changes; another writer's lock is waited out as a write's is.
@@ -96,10 +106,6 @@ export class SqliteBackend implements Backend {
         () => ensureSchema(db, settings.catalogue, options, label),
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
       );
-      if (fresh !== undefined && !image) {
-        const copy = asRollbackJournal(db.serialize());
-        emptyImages.set(fresh, copy, copy.length);
-      }
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
     } catch (e) {
@@ -122,7 +128,7 @@ export class SqliteBackend implements Backend {
    * up to three times, after waiting busyTimeoutMs each time.
    */
   #retry<T>(fn: () => T): T {
-    return this.#busyRetry(fn, () => requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`));
+    return refused(() => this.#busyRetry(fn, () => requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`)));
   }
 
   /** fn, run again while another connection's lock rolls it back, up to BUSY_ATTEMPTS times; then `exhausted()` is thrown. */
@@ -481,22 +487,24 @@ export class SqliteBackend implements Backend {
       open = false;
       this.#heldHead = undefined;
       if (!commit) {
-        this.#db.exec('ROLLBACK');
+        // SQLite may have rolled the transaction back itself (a full database does).
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         bulk.abort();
         return;
       }
       try {
         bulk.finish();
+        this.#db.exec('COMMIT');
       } catch (e) {
-        this.#db.exec('ROLLBACK');
+        // A COMMIT that failed (a full disk) leaves the transaction open: it is rolled back, not left holding the lock.
+        if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
         throw e;
       }
-      this.#db.exec('COMMIT');
       this.#commits++;
     };
     return {
-      insert: (info, docs) => this.#insertDocs(info, docs, bulk),
-      commit: () => end(true),
+      insert: (info, docs) => refused(() => this.#insertDocs(info, docs, bulk)),
+      commit: () => refused(() => end(true)),
       rollback: () => end(false),
     };
   }
