@@ -21,8 +21,9 @@ export function defaultExplorerDir(): string {
 
 /** The API's base path as a URL relative to the explorer's page, so both move together when a host mounts them under a prefix. */
 export function relativeApiPath(explorerPath: string, basePath: string): string {
-  const depth = explorerPath.split('/').filter(Boolean).length;
-  return '../'.repeat(depth) + basePath.replace(/^\//, '');
+  const up = explorerPath.split('/').filter(Boolean).map(() => '..');
+  // No trailing slash: the page appends `/data/…`.
+  return [...up, ...basePath.split('/').filter(Boolean)].join('/') || '.';
 }
 
 /**
