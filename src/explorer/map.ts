@@ -4,7 +4,7 @@
  * 100k of them cost one pass over a typed array per frame; the basemap is drawn once per view and moved as an
  * image while panning.
  */
-import { call, errorList, h, query, queryAll, type Doc, type FieldSchema } from './api.js';
+import { call, errorList, h, queryAll, type Doc, type FieldSchema } from './api.js';
 import { drawBasemap, loadBasemap, type Basemap } from './basemap.js';
 import { fit, project, unproject, worldX, worldY, type View } from './projection.js';
 

@@ -12,12 +12,26 @@ import { root, workerScript } from '../server/helpers.js';
 /** Chromium's binary: CHROMIUM_PATH, else Debian's package (`apt-get install chromium`, as .ci/run does). */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-/** Launches headless Chromium, or throws naming the missing binary and how to install it. */
+/**
+ * Launches headless Chromium, or throws naming the missing binary and how to install it. Suites call it from their
+ * tests (through `browserOnce`), not from beforeAll: a failing hook would report its tests as skipped, not failed.
+ */
 export async function launch(): Promise<Browser> {
   if (!existsSync(chromiumPath)) {
     throw new Error(`the explorer's browser tests need Chromium at ${chromiumPath}: apt-get install -y --no-install-recommends chromium (or set CHROMIUM_PATH)`);
   }
   return chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+}
+
+/** One browser per test file, launched by the first test that needs it; every test fails while it cannot launch. */
+export function browserOnce(): { get: () => Promise<Browser>; close: () => Promise<void> } {
+  let launched: Promise<Browser> | undefined;
+  return {
+    get: () => (launched ??= launch()),
+    close: async () => {
+      await (await launched?.catch(() => undefined))?.close();
+    },
+  };
 }
 
 /** Builds the explorer from the current sources into a fresh folder (removed by `remove`). */

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeBundles } from '../server/helpers.js';
-import { buildPage, launch, openPage, serveWith } from './browser.js';
+import { browserOnce, buildPage, openPage, serveWith } from './browser.js';
 
 interface Envelope {
   success: boolean;
@@ -24,8 +24,8 @@ interface Envelope {
 let dir: string;
 let built: Awaited<ReturnType<typeof buildPage>>;
 let server: Awaited<ReturnType<typeof serveWith>>;
-let browser: Browser;
-let context: BrowserContext;
+const browser = browserOnce();
+let context: BrowserContext | undefined;
 
 /** A query over HTTP, as another client makes it; without `limit`, every match. */
 async function httpQuery(type: string, query: unknown, options: Record<string, unknown> = {}): Promise<Envelope> {
@@ -37,12 +37,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'consolidata-explorer-'));
   built = await buildPage();
   server = await serveWith(dir, built.dir, { sample: true, journal: { changeFeed: true, history: ['Well'] } });
-  browser = await launch();
-  context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   await server?.stop(100);
   built?.remove();
   removeBundles();
@@ -50,6 +48,7 @@ afterAll(async () => {
 });
 
 async function open(hash: string): Promise<{ page: Page; errors: string[] }> {
+  context ??= await (await browser.get()).newContext({ viewport: { width: 1280, height: 800 } });
   const opened = await openPage(context);
   await opened.page.goto(`${server.origin}/${hash}`);
   return opened;

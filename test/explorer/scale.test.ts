@@ -5,25 +5,23 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicStore } from '../../src/dynamic.js';
 import { sampleData } from '../../src/sample.js';
 import { removeBundles } from '../server/helpers.js';
-import { buildPage, launch, openPage, serveWith } from './browser.js';
+import { browserOnce, buildPage, openPage, serveWith } from './browser.js';
 
 let dir: string;
 let built: Awaited<ReturnType<typeof buildPage>>;
-let browser: Browser;
+const browser = browserOnce();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'consolidata-explorer-scale-'));
   built = await buildPage();
-  browser = await launch();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
+  await browser.close();
   built?.remove();
   removeBundles();
   if (dir) rmSync(dir, { recursive: true, force: true });
@@ -42,7 +40,7 @@ describe('the explorer', () => {
         expect(refused.headers.get('www-authenticate')).toMatch(/^Basic /);
         expect(((await refused.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe('UNAUTHORIZED');
       }
-      const context = await browser.newContext({ httpCredentials: { username: 'viewer', password: 'secret' } });
+      const context = await (await browser.get()).newContext({ httpCredentials: { username: 'viewer', password: 'secret' } });
       const { page, errors } = await openPage(context);
       const answered = await page.goto(`${server.origin}/`);
       expect(answered?.status()).toBe(200);
@@ -63,7 +61,7 @@ describe('the explorer', () => {
     await store.close();
     const server = await serveWith(dir, built.dir, { db });
     try {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const context = await (await browser.get()).newContext({ viewport: { width: 1280, height: 800 } });
       const { page, errors } = await openPage(context);
       const started = Date.now();
       await page.goto(`${server.origin}/#/map`);
