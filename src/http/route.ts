@@ -367,7 +367,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       const sub = subPath(req.path);
       const key = sub === undefined ? undefined : sub.replace(/\/$/, '');
       const route = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key] : undefined;
-      if (!route && explorer?.owns(req.path)) {
+      // Paths under the API's own prefix stay the API's (404, 405), even with the explorer at the root.
+      if (!route && (sub === undefined || basePath === '') && explorer?.owns(req.path)) {
         // The page sits behind the same credentials as the API: a browser asks for them once, then sends them on every call.
         if (authenticate && !(await authenticate({ method: req.method.toUpperCase(), path: req.path, headers: req.headers }))?.userId) {
           return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });

@@ -54,6 +54,14 @@ describe('explorer option', () => {
     expect(((await post.json()) as { errors: { code: string }[] }).errors[0]?.code).toBe('METHOD_NOT_ALLOWED');
   });
 
+  it('at the root, leaves the paths under the API to the API', async () => {
+    const handle = createFetchHandler(store, { explorer: { path: '/', dir: join(dir, 'built') } });
+    const res = await get(handle, '/api/nope', { method: 'POST' });
+    expect(res.status).toBe(404);
+    expect(((await res.json()) as { errors: { code: string; message: string }[] }).errors[0]).toMatchObject({ code: 'NOT_FOUND', message: 'no route POST /api/nope' });
+    expect((await get(handle, '/app.js')).status).toBe(200);
+  });
+
   it('says the explorer is not built when its folder lacks the page', async () => {
     const handle = createFetchHandler(store, { explorer: { path: '/', dir: join(dir, 'missing') } });
     const res = await get(handle, '/');
