@@ -1,12 +1,14 @@
 /**
- * npm's `prepare` step: builds dist/ quietly. npm runs it on `npm ci`/`npm install` in this repo, on `npm pack` and
- * `npm publish`, and in the clone of a git install (`npm install git+https://…`), whose tarball is what `files` lists:
- * without it, a clone packs no dist/ and installs a package with nothing to run.
+ * The quiet build: dist/ by tsup, then the explorer page (build-explorer.mjs), printing nothing unless it fails.
+ * `npm start` and the benches run it first; npm runs it as `prepare` on `npm ci`/`npm install` in this repo, on
+ * `npm pack` and `npm publish`, and in the clone of a git install (`npm install git+https://…`), whose tarball is what
+ * `files` lists: without it, a clone packs no dist/ and installs a package with nothing to run.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 let manifest;
 try {
@@ -19,4 +21,6 @@ try {
 const bin = join(dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).bin.tsup);
 const build = spawnSync(process.execPath, [bin, '--silent'], { stdio: 'inherit' });
 if (build.error) throw build.error;
-process.exit(build.status ?? 1);
+if (build.status !== 0) process.exit(build.status ?? 1);
+const { buildExplorer } = await import('./build-explorer.mjs');
+await buildExplorer(join(dirname(fileURLToPath(import.meta.url)), '../dist/explorer'));

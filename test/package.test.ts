@@ -85,16 +85,17 @@ describe('the packed package', () => {
   it('a clone without dist/ packs the built package: every entry in both formats, its declarations, the CLI', () => {
     const paths = packedFiles.map((f) => f.path);
     const entries = ['index', 'http', 'testing', 'postgres'].flatMap((name) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${name}.${ext}`));
-    expect(paths).toEqual(expect.arrayContaining([...entries, 'dist/cli.js', 'dist/server-worker.js', 'package.json', 'README.md', 'LICENSE']));
+    const explorer = ['index.html', 'app.js', 'app.css', 'counties-10m.json'].map((f) => `dist/explorer/${f}`);
+    expect(paths).toEqual(expect.arrayContaining([...entries, ...explorer, 'dist/cli.js', 'dist/server-worker.js', 'package.json', 'README.md', 'LICENSE']));
   });
 
   it('the build before a script (prepare, start, bench…) prints nothing when it succeeds', () => {
     // tsup's log lines: "CLI tsup v8…", "ESM dist/index.js 1 KB", "CJS ⚡️ Build success".
     expect(packLog).not.toMatch(/\b(?:CLI|ESM|CJS)\s/);
     const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-    const buildFirst = Object.entries(scripts).filter(([name, line]) => name !== 'build' && /\btsup\b/.test(line));
-    expect(buildFirst.map(([name]) => name)).toEqual(expect.arrayContaining(['start', 'bench', 'load']));
-    for (const [name, line] of buildFirst) expect(line, `npm run ${name}`).toMatch(/^tsup --silent && /);
+    const buildFirst = Object.entries(scripts).filter(([name, line]) => name !== 'build' && /\btsup\b|prepare\.mjs/.test(line));
+    expect(buildFirst.map(([name]) => name)).toEqual(expect.arrayContaining(['prepare', 'start', 'bench', 'load']));
+    for (const [name, line] of buildFirst) expect(line, `npm run ${name}`).toMatch(/^node scripts\/prepare\.mjs(?: && |$)/);
   });
 
   it('ships no source maps, and no code points at one', () => {

@@ -35,6 +35,8 @@ export interface ServeOptions {
   mmapSize?: number;
   /** SQLite: the pool's worker script (default: dist/server-worker.js beside the CLI); tests pass a bundle. */
   workerScript?: string;
+  /** The explorer's built files, served at `/` (default: dist/explorer beside the CLI); tests pass a fresh build. */
+  explorerDir?: string;
   log?: (line: string) => void;
 }
 
@@ -120,7 +122,9 @@ export async function serve(opts: ServeOptions): Promise<Running> {
         ...(opts.workerScript ? { workerScript: opts.workerScript } : {}),
       });
     }
-    const handler = createNodeHandler(store, { authenticate, onError: (e) => log(`internal error: ${stack(e)}`) });
+    // The explorer at `/`, beside the API under /api, behind the same credentials.
+    const explorer = { path: '/', ...(opts.explorerDir ? { dir: opts.explorerDir } : {}) };
+    const handler = createNodeHandler(store, { authenticate, explorer, onError: (e) => log(`internal error: ${stack(e)}`) });
     // Deliberate socket timeouts, and Node's own refusals (malformed, headers too large, too slow) as JSON envelopes.
     const server = configureServer(createServer((req, res) => handler(req, res)));
     await new Promise<void>((resolve, reject) => {

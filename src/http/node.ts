@@ -124,7 +124,7 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
       // A request-target URL cannot parse (absolute-form with a bad host): answer, never throw into the server.
       url = new URL('http://localhost/\u0000');
     }
-    if (next && router.subPath(url.pathname) === undefined) {
+    if (next && !router.owns(url.pathname)) {
       next();
       return;
     }

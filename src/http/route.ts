@@ -2,6 +2,7 @@
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
+import { createExplorer } from './explorer.js';
 import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
@@ -319,12 +320,22 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
   const alwaysOk = options.alwaysOk === true;
   const authenticate = options.authenticate;
   const challenge = authenticate?.challenge ?? 'Bearer realm="consolidata"';
+  const explorerOption = typeof options.explorer === 'string' ? { path: options.explorer } : options.explorer;
+  if (explorerOption !== undefined && (explorerOption === null || typeof explorerOption !== 'object' || typeof explorerOption.path !== 'string')) {
+    throw new TypeError('HTTP adapter: explorer must be a path such as "/explore", or { path, dir }');
+  }
+  const explorer = explorerOption && createExplorer({ path: normaliseBasePath(explorerOption.path), basePath, dir: explorerOption.dir });
 
   /** The route path under basePath, or undefined when the path is outside it. */
   function subPath(path: string): string | undefined {
     if (basePath === '') return path;
     if (path === basePath) return '';
     return path.startsWith(`${basePath}/`) ? path.slice(basePath.length) : undefined;
+  }
+
+  /** Whether this router answers a path: the API's routes under basePath, or the explorer's files. */
+  function owns(path: string): boolean {
+    return subPath(path) !== undefined || explorer?.owns(path) === true;
   }
 
   function respond(env: Envelope<unknown>, headers: Record<string, string> = {}): CoreResponse {
@@ -347,6 +358,14 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       const sub = subPath(req.path);
       const key = sub === undefined ? undefined : sub.replace(/\/$/, '');
       const route = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key] : undefined;
+      // Paths under the API's own prefix stay the API's (404, 405), even with the explorer at the root.
+      if (!route && (sub === undefined || basePath === '') && explorer?.owns(req.path)) {
+        // The page sits behind the same credentials as the API: a browser asks for them once, then sends them on every call.
+        if (authenticate && !(await authenticate({ method: req.method.toUpperCase(), path: req.path, headers: req.headers }))?.userId) {
+          return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });
+        }
+        return (await explorer.answer(req.path, req.method.toUpperCase()))!;
+      }
       if (!route) return failWith('NOT_FOUND', `no route ${req.method} ${req.path}`);
       const method = req.method.toUpperCase();
       const entry = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
@@ -394,7 +413,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
     return respond(internalFailure(e, options.onError));
   }
 
-  return { basePath, maxBodyBytes, subPath, handle, failWith, internal };
+  return { basePath, maxBodyBytes, subPath, owns, handle, failWith, internal };
 }
 
 export type Router = ReturnType<typeof createRouter>;

@@ -64,6 +64,11 @@ export interface HttpOptions {
   alwaysOk?: boolean;
   /** Authentication hook; without it the API is open. See `basicAuth`, `bearerAuth`. */
   authenticate?: Authenticate;
+  /**
+   * Serve the data explorer (a page in the browser over this API) at this path, e.g. `'/explore'` or `'/'`; or
+   * `{ path, dir }` with the folder of its built files (default: dist/explorer beside this module). Default: not served.
+   */
+  explorer?: string | { path: string; dir?: string };
   /** Called with every unexpected error and the request id of its 500 answer (which carries no details); default: none. */
   onError?: (error: unknown, requestId: string) => void;
 }
