@@ -57,6 +57,8 @@ export default defineConfig([
     ...common,
     entry,
     format: ['cjs'],
+    // `import.meta.url` (where dist/ is: the pool's worker script, the explorer's files) has no meaning in CommonJS.
+    shims: true,
     clean: ['!**/*.js', '!**/*.d.ts', '!**/*.d.cts'],
   },
 ]);
