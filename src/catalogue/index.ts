@@ -8,7 +8,11 @@ export type { Category, GeoMultiPolygon, GeoPoint, KindCategory, KindInput, Kind
 /** Shape of a catalogue: type name → field name → wire kind name. */
 export type CatalogueShape = { readonly [type: string]: { readonly [field: string]: string } };
 
-export type BuiltinCatalogue = typeof TYPES;
+/**
+ * The built-in catalogue's type. A mapped type rather than `typeof TYPES`, so that the compiler prints its name in
+ * hovers and errors (`Query<"Well", BuiltinCatalogue>`) instead of the whole catalogue.
+ */
+export type BuiltinCatalogue = { readonly [T in keyof typeof TYPES]: (typeof TYPES)[T] };
 
 /** Lower-case name → declared name of every type of C (names are unique case-insensitively). */
 type LowerNames<C extends CatalogueShape> = { [K in keyof C & string as Lowercase<K>]: K };
