@@ -1,8 +1,9 @@
 /** The catalogue at run time: type lookup, field kinds, schema listing, and the TS types derived from it. */
-import { categoryOf, type Category, type KindInput, type KindValue } from './kinds.js';
+import { categoryOf, type Category } from './kinds.js';
 import { BASE_FIELDS, CATALOGUE_VERSION, DEFAULT_INDEXED_FIELDS, DEFAULT_UNIQUE_KEYS, TYPES } from './types.js';
 
 export { BASE_FIELDS, CATALOGUE_VERSION, TYPES, DEFAULT_UNIQUE_KEYS, DEFAULT_INDEXED_FIELDS };
+export type * from './documents.js';
 export type { Category, GeoMultiPolygon, GeoPoint, KindCategory, KindInput, KindValue, ObjectCategory } from './kinds.js';
 
 /** Shape of a catalogue: type name → field name → wire kind name. */
@@ -49,16 +50,6 @@ type WithBase<O> = {
 
 /** Field name → wire kind of type T: the base fields, then the type's own (which win). */
 export type FieldKinds<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = WithBase<C[CanonicalName<T, C> & keyof C]>;
-
-/** A stored document of type T, as read back. Every field is optional and may be null. */
-export type Doc<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
-  -readonly [K in keyof FieldKinds<T, C>]?: KindValue<FieldKinds<T, C>[K] & string> | null;
-};
-
-/** A document of type T as accepted on write (DateTime fields may be `Date` objects). */
-export type DocInput<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
-  -readonly [K in keyof FieldKinds<T, C>]?: KindInput<FieldKinds<T, C>[K] & string> | null;
-};
 
 export interface FieldInfo {
   readonly name: string;

@@ -1,9 +1,11 @@
 /**
- * What the compiler prints about the typed store: type errors name the field and the shape they break, never the
- * whole catalogue. Each snippet is typechecked against the sources with the TypeScript compiler API.
+ * What the compiler prints about the typed store: answers read `Envelope<Well>` on hover, and type errors name the
+ * field and the shape they break, never the whole catalogue. Each snippet is typechecked against the sources with the
+ * TypeScript compiler API.
  */
 import { describe, expect, it } from 'vitest';
-import { typecheck } from './types.compile.js';
+import { catalogue } from '../src/index.js';
+import { printedTypes, typecheck } from './types.compile.js';
 
 const header = "import { DataStore } from 'consolidata';\ndeclare const store: DataStore;\n";
 
@@ -13,6 +15,30 @@ function errorOf(line: string): string {
   expect(errors).toHaveLength(1);
   return errors[0]!;
 }
+
+describe('types of answers, as hovers print them', () => {
+  it("names every built-in type's interface: a query answers Envelope<Well>", () => {
+    const names = Object.keys(catalogue);
+    const code = header + names.map((name, i) => `const t${i} = await store.query('${name}');`).join('\n');
+    const printed = printedTypes(code);
+    expect(names.map((_, i) => printed[`t${i}`])).toEqual(names.map((name) => `Envelope<${name}>`));
+  }, 60_000);
+
+  it('prints the declared type for the lower-case name and the Folder alias, and id as a string', () => {
+    const printed = printedTypes(`${header}
+const page = await store.query('well', { basinName: 'Permian' });
+const folders = await store.query('Folder', {});
+const id = page.data[0]!.id;
+const versions = await store.history('Well', id);
+`);
+    expect(printed).toMatchObject({
+      page: 'Envelope<Well>',
+      folders: 'Envelope<Petron>',
+      id: 'string',
+      versions: 'Envelope<Version<Well>>',
+    });
+  }, 60_000);
+});
 
 describe('type errors of the typed store', () => {
   it('a misspelled query field names the field, its near miss and the query type, not the catalogue', () => {
