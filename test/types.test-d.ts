@@ -148,6 +148,26 @@ describe('DataStore: calls that compile, with their types', () => {
     expectTypeOf(store.query('Well', {}, null)).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
   });
 
+  it('narrows the answer to the fields asked for: id always, then those (as the run time answers)', async () => {
+    expectTypeOf(store.query('Well', {}, { fields: ['pwi', 'name'] })).toEqualTypeOf<Promise<Envelope<Pick<Well, 'id' | 'pwi' | 'name'>>>>();
+    expectTypeOf(store.query('well', { pwi: 'W1' }, { fields: ['id'], limit: 5 })).toEqualTypeOf<Promise<Envelope<Pick<Well, 'id'>>>>();
+    expectTypeOf((await store.query('Well', {}, { fields: ['spudDate'] })).data[0]!.spudDate).toEqualTypeOf<string | null | undefined>();
+    expectTypeOf((await store.query('Well', {}, { fields: ['spudDate'] })).data[0]!.id).toEqualTypeOf<string>();
+    expectTypeOf(store.iterate('DailyProduction', {}, { fields: ['oilRate'] })).toEqualTypeOf<AsyncGenerator<Pick<DailyProduction, 'id' | 'oilRate'>, void, undefined>>();
+    // Without fields, with null, or with options typed as every field: whole documents.
+    expectTypeOf(store.query('Well', {}, { fields: null })).toEqualTypeOf<Promise<Envelope<Well>>>();
+    expectTypeOf(store.query('Well', {}, { limit: 1 })).toEqualTypeOf<Promise<Envelope<Well>>>();
+    const options: QueryOptions<'Well'> = { fields: ['pwi'] };
+    expectTypeOf(store.query('Well', {}, options)).toEqualTypeOf<Promise<Envelope<Well>>>();
+    expectTypeOf(store.iterate('Well', {})).toEqualTypeOf<AsyncGenerator<Well, void, undefined>>();
+    // @ts-expect-error a field the projection leaves out is not on the answer
+    (await store.query('Well', {}, { fields: ['pwi'] })).data[0]!.name;
+    // @ts-expect-error a misspelled field in fields
+    store.query('Well', {}, { fields: ['pwii'] });
+    // @ts-expect-error a field of another type in fields
+    store.iterate('Well', {}, { fields: ['oilRate'] });
+  });
+
   it('writes typed documents and update bodies, dotted paths into Object, Dictionary and nested fields', () => {
     expectTypeOf(store.insert('Well', [{ pwi: 'W1', spudDate: someDate, surfaceLoc: { type: 'Point', coordinates: [-101.9, 31.8] } }], { atomic: true })).toEqualTypeOf<Promise<Envelope<never>>>();
     expectTypeOf(store.replace('Well', [{ id: 'w-1', pwi: 'W1', basinName: null }])).toEqualTypeOf<Promise<Envelope<never>>>();
@@ -164,6 +184,7 @@ describe('DataStore: calls that compile, with their types', () => {
     expectTypeOf(((await custom.query('Thing', { size: { gt: 1 }, loc: { bounds: [0, 0, 1, 1] } }))).data[0]!.size).toEqualTypeOf<number | null | undefined>();
     expectTypeOf(((await custom.query('thing', { 'meta.x': 1 }, { sortBy: 'size' }))).data[0]!.loc).toEqualTypeOf<GeoPoint | null | undefined>();
     expectTypeOf(((await custom.query('Thing', {}))).data[0]!.id).toEqualTypeOf<string>();
+    expectTypeOf(((await custom.query('Thing', {}, { fields: ['size'] }))).data[0]!).toEqualTypeOf<{ id: string; size?: number | null }>();
     expectTypeOf(custom.insert('Thing', [{ size: 3, id: 't' }])).toEqualTypeOf<Promise<Envelope<never>>>();
     // @ts-expect-error a field of another catalogue
     custom.query('Thing', { pwi: 'W1' });
