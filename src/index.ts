@@ -24,7 +24,7 @@ export {
   type TypeCurveGenerator, type EconomicsProject, type Petron, type AnnotationTag, type RealTimeProduction,
   type ActivityLog, type UnitsDefinition, type Comment,
 } from './catalogue/index.js';
-export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName } from './query/types.js';
+export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName, Projected } from './query/types.js';
 export type { IndexSpec } from './settings.js';
 export { sampleData, type SampleData, type SampleSizes } from './sample.js';
 export { StoreBusyError } from './backend.js';

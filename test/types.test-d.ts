@@ -22,6 +22,7 @@ import {
   type Well,
 } from '../src/index.js';
 import type { DerivedDoc } from '../src/catalogue/documents.js';
+import type { Well as TestingWell, Projected as TestingProjected } from '../src/testing.js';
 
 declare const store: DataStore;
 declare const someDate: Date;
@@ -41,6 +42,9 @@ export type NamedDocuments = [
   Expect<Equal<Doc<'Well'>, Well>>,
   Expect<Equal<Doc<'well'>, Well>>,
   Expect<Equal<Doc<'Folder'>, Petron>>,
+  // consolidata/testing hands out the typed store, and the same names for its answers.
+  Expect<Equal<TestingWell, Well>>,
+  Expect<Equal<TestingProjected<Well, 'pwi'>, Pick<Well, 'id' | 'pwi'>>>,
 ];
 
 describe('document types derived from the catalogue', () => {
