@@ -16,8 +16,15 @@ export {
   type CanonicalName,
   type GeoPoint,
   type GeoMultiPolygon,
+  type BuiltinDocuments,
+  // The named document interface of every built-in type (`Doc<'Well'>` is `Well`).
+  type WorkspaceDefinition, type DailyProduction, type MonthlyProduction, type Well, type Setting, type Schedule,
+  type Annotation, type Link, type Plugin, type WellStat, type JobResult, type CronJob, type WellIdentifier,
+  type DeclineCurveAnalysisModel, type VersionDocument, type Job, type Notification, type AppSetting,
+  type TypeCurveGenerator, type EconomicsProject, type Petron, type AnnotationTag, type RealTimeProduction,
+  type ActivityLog, type UnitsDefinition, type Comment,
 } from './catalogue/index.js';
-export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName } from './query/types.js';
+export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName, Projected } from './query/types.js';
 export type { IndexSpec } from './settings.js';
 export { sampleData, type SampleData, type SampleSizes } from './sample.js';
 export { StoreBusyError } from './backend.js';

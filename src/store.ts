@@ -8,7 +8,7 @@ import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from '
 import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type ReplaceOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './dynamic.js';
 import type { ChangeEvent, Version } from './backend.js';
 import type { Envelope } from './envelope.js';
-import type { Query, QueryOptions, UpdateBody, IterateOptions } from './query/types.js';
+import type { FieldName, IterateOptions, Projected, Query, QueryOptions, UpdateBody } from './query/types.js';
 import type { Db } from './sqlite/connection.js';
 
 export type { InsertOptions, LoadOptions, OpenOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './dynamic.js';
@@ -143,10 +143,15 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Documents matching `query`, sorted and paged by `options`; `total` counts every match. Fields, operands,
    * operators (`regex` where strings may be, `bounds`/`polygon` on GeoPoint fields) and `sortBy` are checked against
    * the type; dotted paths may reach into Object, Dictionary, nested-type and collection fields, untyped inside.
+   * With `fields`, the answer's type is the projection (`Pick<Well, 'id' | 'pwi' | 'name'>`).
    * @example await store.query('Well', { spudDate: { gte: '1/1/2020' } }, { sortBy: 'spudDate', limit: 50 })
    */
-  query<T extends TypeName<C>>(type: T, query?: NoInfer<Query<T, C>> | null, options?: NoInfer<QueryOptions<T, C>> | null): Promise<Envelope<Doc<T, C>>> {
-    return this.#dynamic.query(type, query, options) as Promise<Envelope<Doc<T, C>>>;
+  query<T extends TypeName<C>, F extends FieldName<T, C> = never>(
+    type: T,
+    query?: NoInfer<Query<T, C>> | null,
+    options?: QueryOptions<NoInfer<T>, C, F> | null,
+  ): Promise<Envelope<Projected<Doc<T, C>, F>>> {
+    return this.#dynamic.query(type, query, options) as Promise<Envelope<Projected<Doc<T, C>, F>>>;
   }
 
   /**
@@ -154,8 +159,12 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * cursor: memory stays flat for any result, and reading stops when the loop does. `limit` caps the documents.
    * @example for await (const w of store.iterate('Well', { basinName: 'Permian' }, { sortBy: 'spudDate' })) console.log(w.pwi);
    */
-  iterate<T extends TypeName<C>>(type: T, query?: NoInfer<Query<T, C>> | null, options?: NoInfer<IterateOptions<T, C>> | null): AsyncGenerator<Doc<T, C>, void, undefined> {
-    return this.#dynamic.iterate(type, query, options) as AsyncGenerator<Doc<T, C>, void, undefined>;
+  iterate<T extends TypeName<C>, F extends FieldName<T, C> = never>(
+    type: T,
+    query?: NoInfer<Query<T, C>> | null,
+    options?: IterateOptions<NoInfer<T>, C, F> | null,
+  ): AsyncGenerator<Projected<Doc<T, C>, F>, void, undefined> {
+    return this.#dynamic.iterate(type, query, options) as AsyncGenerator<Projected<Doc<T, C>, F>, void, undefined>;
   }
 
   /**

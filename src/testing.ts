@@ -16,6 +16,14 @@ import { DataStore, type OpenOptions } from './store.js';
 export { DataStore, type OpenOptions, type InsertOptions } from './store.js';
 export { DataStoreError, unwrap, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
 export { sampleData, fixtures, type SampleData, type SampleSizes } from './sample.js';
+// The answers' types, so that tests name them from the entry they open the store with.
+export type { Projected } from './query/types.js';
+export type {
+  Doc, DocInput, BuiltinDocuments,
+  WorkspaceDefinition, DailyProduction, MonthlyProduction, Well, Setting, Schedule, Annotation, Link, Plugin, WellStat,
+  JobResult, CronJob, WellIdentifier, DeclineCurveAnalysisModel, VersionDocument, Job, Notification, AppSetting,
+  TypeCurveGenerator, EconomicsProject, Petron, AnnotationTag, RealTimeProduction, ActivityLog, UnitsDefinition, Comment,
+} from './catalogue/index.js';
 
 /** Documents by type name, as `createTestStore` seeds them: `{ Well: [...], DailyProduction: [...] }`. */
 export type SeedDocs<C extends CatalogueShape = BuiltinCatalogue> = { [T in TypeName<C>]?: readonly DocInput<T, C>[] };

@@ -22,8 +22,8 @@ function compilerOptions(): ts.CompilerOptions {
   };
 }
 
-/** Diagnostics of `code` compiled as a module of this package (ESM, top-level await), formatted one per line. */
-export function typecheck(code: string): string[] {
+/** `code` compiled as a module of this package (ESM, top-level await), with its source file. */
+function compile(code: string): { program: ts.Program; source: ts.SourceFile } {
   // A file inside the package, so that package.json's "type": "module" applies; it exists only in memory.
   const fileName = join(root, 'test', '__typecheck__.ts').replaceAll('\\', '/');
   const options = compilerOptions();
@@ -36,17 +36,47 @@ export function typecheck(code: string): string[] {
   const readFile = host.readFile.bind(host);
   host.readFile = (name) => (name.replaceAll('\\', '/') === fileName ? code : readFile(name));
   const program = ts.createProgram({ rootNames: [fileName], options, host });
-  const source = program.getSourceFile(fileName)!;
-  const diagnostics = [
+  return { program, source: program.getSourceFile(fileName)! };
+}
+
+/** Diagnostics of `code` compiled as a module of this package (ESM, top-level await), formatted one per line. */
+export function typecheck(code: string): string[] {
+  return diagnostics(compile(code));
+}
+
+/** The diagnostics of a compiled snippet, its own lines as `code line N`. */
+function diagnostics({ program, source }: { program: ts.Program; source: ts.SourceFile }): string[] {
+  const found = [
     ...program.getOptionsDiagnostics(),
     ...program.getGlobalDiagnostics(),
     ...program.getSyntacticDiagnostics(source),
     ...program.getSemanticDiagnostics(source),
   ];
-  return diagnostics.map((d) => {
+  return found.map((d) => {
     const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (!d.file || d.start === undefined) return text;
     const { line } = d.file.getLineAndCharacterOfPosition(d.start);
     return `${d.file === source ? 'code' : d.file.fileName} line ${line + 1}: ${text}`;
   });
+}
+
+/**
+ * The types of the top-level `const`s of `code`, by name, as an editor's hover prints them (untruncated), after the
+ * code was checked to compile.
+ */
+export function printedTypes(code: string): Record<string, string> {
+  const compiled = compile(code);
+  const errors = diagnostics(compiled);
+  if (errors.length) throw new Error(`the code does not compile:\n${errors.join('\n')}`);
+  const { program, source } = compiled;
+  const checker = program.getTypeChecker();
+  const out: Record<string, string> = {};
+  for (const statement of source.statements) {
+    if (!ts.isVariableStatement(statement)) continue;
+    for (const d of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(d.name)) continue;
+      out[d.name.text] = checker.typeToString(checker.getTypeAtLocation(d.name), undefined, ts.TypeFormatFlags.NoTruncation);
+    }
+  }
+  return out;
 }

@@ -6,18 +6,46 @@
 import { describe, expectTypeOf, it } from 'vitest';
 import {
   DataStore,
+  type BuiltinCatalogue,
+  type BuiltinDocuments,
+  type DailyProduction,
   type Doc,
   type DocInput,
   type Envelope,
   type GeoPoint,
+  type Petron,
   type Query,
   type QueryOptions,
   type TypeName,
   type UpdateBody,
+  type Version,
+  type Well,
 } from '../src/index.js';
+import type { DerivedDoc } from '../src/catalogue/documents.js';
+import type { Well as TestingWell, Projected as TestingProjected } from '../src/testing.js';
 
 declare const store: DataStore;
 declare const someDate: Date;
+
+/** True when A and B are the same type (not merely assignable both ways). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
+type Expect<T extends true> = T;
+
+/**
+ * The named interfaces are the types derived from the catalogue value: one per built-in type, each equal to the mapped
+ * type of its fields (a catalogue type without an interface does not compile in src/catalogue/documents.ts).
+ */
+export type NamedDocuments = [
+  Expect<Equal<BuiltinDocuments, { -readonly [T in keyof BuiltinCatalogue]: DerivedDoc<T> }>>,
+  Expect<Equal<Well, DerivedDoc<'Well'>>>,
+  Expect<Equal<DailyProduction, DerivedDoc<'DailyProduction'>>>,
+  Expect<Equal<Doc<'Well'>, Well>>,
+  Expect<Equal<Doc<'well'>, Well>>,
+  Expect<Equal<Doc<'Folder'>, Petron>>,
+  // consolidata/testing hands out the typed store, and the same names for its answers.
+  Expect<Equal<TestingWell, Well>>,
+  Expect<Equal<TestingProjected<Well, 'pwi'>, Pick<Well, 'id' | 'pwi'>>>,
+];
 
 describe('document types derived from the catalogue', () => {
   it('gives each field the TS type of its wire kind', () => {
@@ -33,6 +61,15 @@ describe('document types derived from the catalogue', () => {
     expectTypeOf<NonNullable<DocInput<'Well'>['spudDate']>>().toEqualTypeOf<string | Date>();
     expectTypeOf<NonNullable<Doc<'Well'>['prod']>>().toEqualTypeOf<Record<string, unknown>>();
     expectTypeOf<NonNullable<Doc<'Annotation'>['annotationType']>>().toEqualTypeOf<string | number>();
+  });
+
+  it('answers documents whose id is a string; documents as written may leave it out', () => {
+    expectTypeOf<Well['id']>().toEqualTypeOf<string>();
+    expectTypeOf<Doc<'Comment'>['id']>().toEqualTypeOf<string>();
+    expectTypeOf<DocInput<'Well'>['id']>().toEqualTypeOf<string | null | undefined>();
+    expectTypeOf<{ pwi: 'W1' }>().toMatchTypeOf<DocInput<'Well'>>();
+    expectTypeOf<{ pwi: 'W1' }>().not.toMatchTypeOf<Well>();
+    expectTypeOf<{ id: 'w-1'; pwi: 'W1' }>().toMatchTypeOf<Well>();
   });
 
   it('has base fields on every type and no fields that are not in the catalogue', () => {
@@ -66,10 +103,20 @@ describe('document types derived from the catalogue', () => {
 
 describe('DataStore: calls that compile, with their types', () => {
   it('types results from the document type', async () => {
+    expectTypeOf(store.query('Well', { pwi: 'W1' })).toEqualTypeOf<Promise<Envelope<Well>>>();
     expectTypeOf(store.query('Well', { pwi: 'W1' })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
     expectTypeOf((await store.query('Well', {})).data[0]!.fracStages).toEqualTypeOf<number | null | undefined>();
     expectTypeOf((await store.query('Well')).data[0]!.surfaceLoc).toEqualTypeOf<GeoPoint | null | undefined>();
     expectTypeOf(store.insert('Well', [{ pwi: 'W1' }])).toEqualTypeOf<Promise<Envelope<never>>>();
+  });
+
+  it('answers ids as strings, to pass on as they are', async () => {
+    const w = (await store.query('Well', { pwi: 'W1' })).data[0]!;
+    expectTypeOf(w.id).toEqualTypeOf<string>();
+    expectTypeOf(store.history('Well', w.id)).toEqualTypeOf<Promise<Envelope<Version<Well>>>>();
+    expectTypeOf(store.replace('Well', [{ ...w, statusCurrent: 'Shut-in' }])).toEqualTypeOf<Promise<Envelope<never>>>();
+    for await (const d of store.iterate('DailyProduction', {})) expectTypeOf(d.id).toEqualTypeOf<string>();
+    for await (const e of store.watch('Well')) expectTypeOf(e.doc.id).toEqualTypeOf<string>();
   });
 
   it('accepts the lower-case name and the Folder alias, typed as the declared type', async () => {
@@ -105,6 +152,26 @@ describe('DataStore: calls that compile, with their types', () => {
     expectTypeOf(store.query('Well', {}, null)).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
   });
 
+  it('narrows the answer to the fields asked for: id always, then those (as the run time answers)', async () => {
+    expectTypeOf(store.query('Well', {}, { fields: ['pwi', 'name'] })).toEqualTypeOf<Promise<Envelope<Pick<Well, 'id' | 'pwi' | 'name'>>>>();
+    expectTypeOf(store.query('well', { pwi: 'W1' }, { fields: ['id'], limit: 5 })).toEqualTypeOf<Promise<Envelope<Pick<Well, 'id'>>>>();
+    expectTypeOf((await store.query('Well', {}, { fields: ['spudDate'] })).data[0]!.spudDate).toEqualTypeOf<string | null | undefined>();
+    expectTypeOf((await store.query('Well', {}, { fields: ['spudDate'] })).data[0]!.id).toEqualTypeOf<string>();
+    expectTypeOf(store.iterate('DailyProduction', {}, { fields: ['oilRate'] })).toEqualTypeOf<AsyncGenerator<Pick<DailyProduction, 'id' | 'oilRate'>, void, undefined>>();
+    // Without fields, with null, or with options typed as every field: whole documents.
+    expectTypeOf(store.query('Well', {}, { fields: null })).toEqualTypeOf<Promise<Envelope<Well>>>();
+    expectTypeOf(store.query('Well', {}, { limit: 1 })).toEqualTypeOf<Promise<Envelope<Well>>>();
+    const options: QueryOptions<'Well'> = { fields: ['pwi'] };
+    expectTypeOf(store.query('Well', {}, options)).toEqualTypeOf<Promise<Envelope<Well>>>();
+    expectTypeOf(store.iterate('Well', {})).toEqualTypeOf<AsyncGenerator<Well, void, undefined>>();
+    // @ts-expect-error a field the projection leaves out is not on the answer
+    (await store.query('Well', {}, { fields: ['pwi'] })).data[0]!.name;
+    // @ts-expect-error a misspelled field in fields
+    store.query('Well', {}, { fields: ['pwii'] });
+    // @ts-expect-error a field of another type in fields
+    store.iterate('Well', {}, { fields: ['oilRate'] });
+  });
+
   it('writes typed documents and update bodies, dotted paths into Object, Dictionary and nested fields', () => {
     expectTypeOf(store.insert('Well', [{ pwi: 'W1', spudDate: someDate, surfaceLoc: { type: 'Point', coordinates: [-101.9, 31.8] } }], { atomic: true })).toEqualTypeOf<Promise<Envelope<never>>>();
     expectTypeOf(store.replace('Well', [{ id: 'w-1', pwi: 'W1', basinName: null }])).toEqualTypeOf<Promise<Envelope<never>>>();
@@ -120,6 +187,8 @@ describe('DataStore: calls that compile, with their types', () => {
     });
     expectTypeOf(((await custom.query('Thing', { size: { gt: 1 }, loc: { bounds: [0, 0, 1, 1] } }))).data[0]!.size).toEqualTypeOf<number | null | undefined>();
     expectTypeOf(((await custom.query('thing', { 'meta.x': 1 }, { sortBy: 'size' }))).data[0]!.loc).toEqualTypeOf<GeoPoint | null | undefined>();
+    expectTypeOf(((await custom.query('Thing', {}))).data[0]!.id).toEqualTypeOf<string>();
+    expectTypeOf(((await custom.query('Thing', {}, { fields: ['size'] }))).data[0]!).toEqualTypeOf<{ id: string; size?: number | null }>();
     expectTypeOf(custom.insert('Thing', [{ size: 3, id: 't' }])).toEqualTypeOf<Promise<Envelope<never>>>();
     // @ts-expect-error a field of another catalogue
     custom.query('Thing', { pwi: 'W1' });
@@ -136,6 +205,7 @@ describe('DataStore: calls that compile, with their types', () => {
   it('keeps a union of type names reasonable: the fields they share', async () => {
     const byPwi = (type: 'Well' | 'DailyProduction', pwi: string) => store.query(type, { pwi, wellId: { ne: null } }, { sortBy: 'pwi' });
     expectTypeOf((await byPwi('Well', 'W1')).data[0]!.pwi).toEqualTypeOf<string | null | undefined>();
+    expectTypeOf((await byPwi('Well', 'W1')).data[0]!).toEqualTypeOf<Well | DailyProduction>();
     // @ts-expect-error fracStages is a Well field only
     store.query('Well' as 'Well' | 'DailyProduction', { fracStages: 1 });
   });

@@ -1,17 +1,22 @@
 /** The catalogue at run time: type lookup, field kinds, schema listing, and the TS types derived from it. */
 import { envelope, fail, requestError, RequestError, type Envelope } from '../envelope.js';
 import { LIMITS, shown } from '../limits.js';
-import { categoryOf, type Category, type KindInput, type KindValue } from './kinds.js';
+import { categoryOf, type Category } from './kinds.js';
 import { describe } from './validate.js';
 import { BASE_FIELDS, CATALOGUE_VERSION, DEFAULT_INDEXED_FIELDS, DEFAULT_UNIQUE_KEYS, TYPES } from './types.js';
 
 export { BASE_FIELDS, CATALOGUE_VERSION, TYPES, DEFAULT_UNIQUE_KEYS, DEFAULT_INDEXED_FIELDS };
+export type * from './documents.js';
 export type { Category, GeoMultiPolygon, GeoPoint, KindCategory, KindInput, KindValue, ObjectCategory } from './kinds.js';
 
 /** Shape of a catalogue: type name → field name → wire kind name. */
 export type CatalogueShape = { readonly [type: string]: { readonly [field: string]: string } };
 
-export type BuiltinCatalogue = typeof TYPES;
+/**
+ * The built-in catalogue's type. A mapped type rather than `typeof TYPES`, so that the compiler prints its name in
+ * hovers and errors (`Query<"Well", BuiltinCatalogue>`) instead of the whole catalogue.
+ */
+export type BuiltinCatalogue = { readonly [T in keyof typeof TYPES]: (typeof TYPES)[T] };
 
 /** Lower-case name → declared name of every type of C (names are unique case-insensitively). */
 type LowerNames<C extends CatalogueShape> = { [K in keyof C & string as Lowercase<K>]: K };
@@ -48,16 +53,6 @@ type WithBase<O> = {
 
 /** Field name → wire kind of type T: the base fields, then the type's own (which win). */
 export type FieldKinds<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = WithBase<C[CanonicalName<T, C> & keyof C]>;
-
-/** A stored document of type T, as read back. Every field is optional and may be null. */
-export type Doc<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
-  -readonly [K in keyof FieldKinds<T, C>]?: KindValue<FieldKinds<T, C>[K] & string> | null;
-};
-
-/** A document of type T as accepted on write (DateTime fields may be `Date` objects). */
-export type DocInput<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
-  -readonly [K in keyof FieldKinds<T, C>]?: KindInput<FieldKinds<T, C>[K] & string> | null;
-};
 
 export interface FieldInfo {
   readonly name: string;

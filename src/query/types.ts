@@ -132,10 +132,22 @@ export type SortPath<S extends TypeName<C> | object, C extends CatalogueShape = 
 export type FieldName<S extends TypeName<C> | object, C extends CatalogueShape = BuiltinCatalogue> = keyof CategoriesOf<S, C> & string;
 
 /**
- * Paging and order of a query on type S of catalogue C (or on a document type).
+ * The documents an answer holds when `options.fields` names F: `id` and the fields named, as `Pick` of the document
+ * type D (which has `id` always and every other field optional); D itself when F is `never` (no `fields`) or every field.
+ * @example type Row = Projected<Well, 'pwi' | 'name'>; // Pick<Well, 'id' | 'pwi' | 'name'>
+ */
+export type Projected<D, F extends PropertyKey> = [F] extends [never] ? D : [keyof D] extends [F | 'id'] ? D : Pick<D, (F | 'id') & keyof D>;
+
+/**
+ * Paging and order of a query on type S of catalogue C (or on a document type); F: the fields `fields` may name (a
+ * typed store infers it from the call, to narrow the answer's type).
  * @example const o: QueryOptions<'Well'> = { sortBy: 'spudDate', sortOrder: -1, limit: 50 };
  */
-export interface QueryOptions<S extends TypeName<C> | object = Record<string, unknown>, C extends CatalogueShape = BuiltinCatalogue> {
+export interface QueryOptions<
+  S extends TypeName<C> | object = Record<string, unknown>,
+  C extends CatalogueShape = BuiltinCatalogue,
+  F extends FieldName<S, C> = FieldName<S, C>,
+> {
   /** Page size; 0 or absent: no limit. */
   limit?: number;
   /** Matches to skip before the page. */
@@ -148,17 +160,21 @@ export interface QueryOptions<S extends TypeName<C> | object = Record<string, un
   cursor?: string | null;
   /**
    * The top-level fields the answer's documents hold: `id` first and always, then these in this order; a document
-   * lacking one lacks it in the answer too. Absent: whole documents. The result type stays the document type (every
-   * field of which is optional already).
+   * lacking one lacks it in the answer too. Absent: whole documents. The answer's type narrows to match
+   * (`Projected`: `Pick<Well, 'id' | 'pwi' | 'name'>`).
    * @example { fields: ['pwi', 'name'] } // data: [{ id: '…', pwi: 'W1', name: 'Hawk 1H' }, …]
    */
-  fields?: readonly FieldName<S, C>[] | null;
+  fields?: readonly F[] | null;
   /** With `softDelete` on: answer soft-deleted documents too (default false). */
   includeDeleted?: boolean;
 }
 
-/** Options of `iterate`: a sort, a cap on the documents yielded, and how many are read at a time. */
-export interface IterateOptions<S extends TypeName<C> | object = Record<string, unknown>, C extends CatalogueShape = BuiltinCatalogue> {
+/** Options of `iterate`: a sort, a cap on the documents yielded, and how many are read at a time; F as in QueryOptions. */
+export interface IterateOptions<
+  S extends TypeName<C> | object = Record<string, unknown>,
+  C extends CatalogueShape = BuiltinCatalogue,
+  F extends FieldName<S, C> = FieldName<S, C>,
+> {
   /** Field path to sort on. */
   sortBy?: SortPath<S, C>;
   /** 1 ascending (default), -1 descending, 0 none. */
@@ -167,8 +183,8 @@ export interface IterateOptions<S extends TypeName<C> | object = Record<string, 
   limit?: number;
   /** Documents read per step (default 1,000). */
   batchSize?: number;
-  /** The top-level fields each document holds (`id` always, first), as QueryOptions' `fields`. */
-  fields?: readonly FieldName<S, C>[] | null;
+  /** The top-level fields each document holds (`id` always, first), as QueryOptions' `fields`; the type narrows too. */
+  fields?: readonly F[] | null;
   /** With `softDelete` on: yield soft-deleted documents too (default false). */
   includeDeleted?: boolean;
 }
