@@ -27,7 +27,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   settings: ['catalogue', 'ids', 'version'],
   query: ['catalogue', 'geo', 'limits', 'envelope'],
   backend: ['catalogue', 'envelope', 'query'],
-  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings'],
+  sql: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend'],
+  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings', 'sql'],
+  // The engines share only sql/; index.ts is the package entry that opens a store on the PostgreSQL backend.
+  postgres: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings', 'sql', 'dynamic', 'store'],
 };
 
 const layerOf = (module: string) => module.split('/')[0]!;

@@ -13,7 +13,7 @@ import type { Category } from '../catalogue/kinds.js';
 import { requestError } from '../envelope.js';
 import { shown } from '../limits.js';
 import type { Condition, FieldPath, Keyset, QueryPlan, Sort, Step } from '../query/ast.js';
-import { literalPrefix, prefixEnd } from '../sqlite/compile.js';
+import { literalPrefix, prefixEnd } from '../sql/prefix.js';
 import { key } from './names.js';
 import { toPostgresRegex } from './regex.js';
 

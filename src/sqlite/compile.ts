@@ -7,6 +7,7 @@ import { polygonHandle } from '../geo/polygons.js';
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, Keyset, QueryPlan, Sort, Step } from '../query/ast.js';
 import type { Settings } from '../settings.js';
+import { literalPrefix, prefixEnd } from '../sql/prefix.js';
 import { docsTable, ident, rtreeTable } from './names.js';
 
 export interface Compiled {
@@ -148,27 +149,6 @@ function someValue(path: FieldPath, params: unknown[], test: (t: string, v: stri
     : '';
   // IFNULL: a missing leaf makes the direct test NULL, which `NOT` would keep NULL rather than true.
   return `(CASE ${gone ? `WHEN ${gone} THEN 0 ` : ''}WHEN ${plain} THEN IFNULL(${direct}, 0) ELSE EXISTS (SELECT 1 FROM (${candidates(path.steps)}) AS c WHERE ${fanned}) END)`;
-}
-
-/** The literal text every match of an anchored, case-sensitive pattern starts with (`^Smith 1` → `Smith 1`). */
-export function literalPrefix(source: string, flags: string): string {
-  // An alternation anywhere may let a match start elsewhere (`^a|b`): no prefix then.
-  if (flags.includes('i') || flags.includes('m') || !source.startsWith('^') || source.includes('|')) return '';
-  let prefix = /^[^\\.*+?()[\]{}|^$]*/.exec(source.slice(1))![0];
-  // A quantifier after the run applies to its last character, which is then not certain.
-  if (/^[*+?{]/.test(source.slice(1 + prefix.length))) prefix = [...prefix].slice(0, -1).join('');
-  return prefix;
-}
-
-/** The smallest string above every string that starts with `prefix` (last code point + 1): UTF-8 byte order is code point order. */
-export function prefixEnd(prefix: string): string | null {
-  const chars = [...prefix];
-  while (chars.length) {
-    let next = chars.pop()!.codePointAt(0)! + 1;
-    if (next >= 0xd800 && next <= 0xdfff) next = 0xe000;
-    if (next <= 0x10ffff) return chars.join('') + String.fromCodePoint(next);
-  }
-  return null;
 }
 
 /**
