@@ -7,13 +7,14 @@ import { duplicateError, parentNotObject, StoreBusyError, updateCollision, type 
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
+import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, ensureSchema, freshFingerprint } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache, onePassPays } from './plans.js';
+import { jsonPath } from './dialect.js';
 
 const BUSY_ATTEMPTS = 3;
 
