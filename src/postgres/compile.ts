@@ -15,6 +15,7 @@ import { key } from './names.js';
  * @example const params = new Params(); const where = compileWhere(plan.conditions, params, new Set(['pwi']));
  */
 export function compileWhere(conditions: readonly Condition[], params: Params, indexed?: ReadonlySet<string>): string {
+  // No type name: PostgreSQL's spatial prefilter is an index on the table itself, not a table per type.
   return params.sql(whereOf(postgres, conditions, { type: '', tree: true, indexed }));
 }
 

@@ -3,7 +3,7 @@
  * JSON paths come only from checked path steps (see query/parse.ts); every value is bound.
  */
 import type { Condition, FieldPath, Keyset, Sort, Step } from '../query/ast.js';
-import { COMPARE, type Dialect, type JsonSource, type JsonValue, type SortShape, type Target } from './dialect.js';
+import { COMPARE, type Dialect, type JsonSource, type JsonValue, type SomeValue, type SortShape, type Target } from './dialect.js';
 import { bound, join, sql, type Compiled, type Param, type Sql } from './fragment.js';
 import { literalPrefix, prefixEnd } from './prefix.js';
 
@@ -142,7 +142,7 @@ export function compileCondition(d: Dialect, condition: Condition, target: Targe
     }
     return scalarPart(d, c).sql();
   }
-  const some = (path: FieldPath, test: (v: JsonValue) => Sql | string, source?: JsonSource) => someValue(d, path, test, source);
+  const some: SomeValue = (path, test, source) => someValue(d, path, test, source);
   switch (c.op) {
     case 'eq':
     case 'ne': {
