@@ -28,7 +28,10 @@ const ALLOWED: Record<string, readonly string[]> = {
   settings: ['catalogue', 'ids', 'version'],
   query: ['catalogue', 'geo', 'limits', 'envelope', 'cache'],
   backend: ['catalogue', 'envelope', 'query'],
-  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings', 'cache'],
+  sql: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend'],
+  sqlite: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings', 'sql', 'cache'],
+  // The engines share only sql/; index.ts is the package entry that opens a store on the PostgreSQL backend.
+  postgres: ['catalogue', 'geo', 'limits', 'envelope', 'query', 'backend', 'settings', 'sql', 'cache', 'dynamic', 'store'],
 };
 
 const layerOf = (module: string) => module.split('/')[0]!;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
 import { dateError, normalizeDate } from '../src/catalogue/dates.js';
 import { parseRegex } from '../src/query/regex.js';
-import { literalPrefix, prefixEnd } from '../src/sqlite/compile.js';
+import { literalPrefix, prefixEnd } from '../src/sql/prefix.js';
 import { ids } from './helpers/store.js';
 
 describe('dates', () => {

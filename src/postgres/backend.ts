@@ -30,7 +30,8 @@ import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileWhere, coordText, fieldExpr, Params, selectStatement, unstorable, type PgSelect } from './compile.js';
+import { compileWhere, selectStatement, type PgSelect } from './compile.js';
+import { coordText, fieldExpr, Params, unstorable } from './dialect.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 

@@ -11,7 +11,7 @@
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { JOURNAL_TYPES } from '../settings.js';
-import { encodeName } from '../sqlite/names.js';
+import { encodeName } from '../sql/names.js';
 import { docsTable, fitName, ident, qualified } from './names.js';
 
 /** The feed's table in the store's schema. */

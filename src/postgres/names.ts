@@ -1,10 +1,12 @@
 /**
  * PostgreSQL names and literals, built here and nowhere else. Identifiers come only from catalogue names (encoded as
- * on SQLite, see src/sqlite/names.ts) and the chosen schema; PostgreSQL cuts identifiers at 63 bytes, so a longer
+ * on SQLite, see src/sql/names.ts) and the chosen schema; PostgreSQL cuts identifiers at 63 bytes, so a longer
  * name keeps its start and gets a digest of the whole, and no two names can meet in one.
  */
 import { createHash } from 'node:crypto';
-import { encodeName } from '../sqlite/names.js';
+import { encodeName, ident } from '../sql/names.js';
+
+export { ident };
 
 /** The longest identifier PostgreSQL keeps whole (NAMEDATALEN - 1). */
 const MAX_IDENT_BYTES = 63;
@@ -18,14 +20,6 @@ export function fitName(name: string): string {
   const digest = createHash('sha256').update(name).digest('hex').slice(0, 16);
   // Catalogue names are ASCII, so slicing characters slices bytes.
   return `${name.slice(0, MAX_IDENT_BYTES - 17)}~${digest}`;
-}
-
-/**
- * Quotes an identifier: the one place an identifier enters SQL text.
- * @example ident('docs_Well') // '"docs_Well"'
- */
-export function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
-import { fieldExpr, pointExpr } from './compile.js';
+import { fieldExpr, pointExpr } from './dialect.js';
 import { docsTable, geoIndexName, ident, indexName, liveIndexName, META_TABLE, qualified } from './names.js';
 import { pgJournalSchema, type PgJournalOptions } from './journal.js';
 

@@ -7,7 +7,7 @@ import { duplicateError, parentNotObject, StoreBusyError, storeFull, updateColli
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
+import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
@@ -15,6 +15,7 @@ import { collidingKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
+import { jsonPath } from './dialect.js';
 
 const BUSY_ATTEMPTS = 3;
 

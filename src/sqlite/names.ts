@@ -7,15 +7,9 @@
  * encoded part contains: no two (type, field) pairs, or (type, fields) lists, can share a name.
  */
 
-/** Quotes an identifier. */
-export function ident(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
+import { encodeName } from '../sql/names.js';
 
-/** The injective, case-folding-proof encoding of one catalogue identifier. */
-export function encodeName(name: string): string {
-  return name.replace(/[A-Z_]/g, (c) => (c === '_' ? '__' : `_${c.toLowerCase()}`));
-}
+export { encodeName, ident } from '../sql/names.js';
 
 /** Table of a type's documents (type names are unique case-insensitively, see Catalogue). */
 export function docsTable(type: string): string {

@@ -1,7 +1,7 @@
 /** The schema of a store in SQLite: documents tables, expression indexes, R*Trees and their triggers, created or migrated on open. */
 import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
-import { fieldExpr } from './compile.js';
+import { fieldExpr } from './dialect.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
 import { NotAStoreError, type Db } from './connection.js';
 import { journalSchema, type JournalOptions } from './journal.js';

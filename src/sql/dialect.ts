@@ -1,0 +1,98 @@
+/**
+ * What differs between the SQL engines, as the one compiler (compile.ts) asks for it: small hooks, each a rule of one
+ * engine (how a value is bound, how a JSON member is read, how an array fans out, how a regex or a box is tested).
+ * Everything else — which conditions, which paths, MongoDB's rules over arrays, keyset pages — is written once.
+ */
+import type { Condition, FieldPath, Keyset, Sort, Step } from '../query/ast.js';
+import type { Param, Placeholders, Sql } from './fragment.js';
+
+/** A JSON value as a condition tests it: SQL of its JSON type name (NULL when missing) and of the value itself. */
+export interface JsonValue {
+  readonly type: string;
+  readonly value: string;
+}
+
+/** A column of JSON documents, as the engine reads it. */
+export interface JsonSource {
+  /** The document itself, the base of every path. */
+  readonly root: string;
+  /** The value at `steps` below `base` (the document, or an element a fan-out reached). */
+  at(base: string, steps: readonly Step[]): JsonValue;
+  /** The length of the array at `steps` below `base`. */
+  length(base: string, steps: readonly Step[]): string;
+  /** A query of the rows `c` of every value along a path (README "Values along a path"), arrays fanned out. */
+  candidates(steps: readonly Step[]): string;
+  /** How a test reads one row of `candidates`. */
+  readonly candidate: JsonValue;
+}
+
+/** Comparison operators and their SQL. */
+export const COMPARE = { lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+export type Comparison = keyof typeof COMPARE;
+
+/** One ORDER BY key. */
+export interface OrderKey {
+  readonly expr: string;
+  readonly direction: string;
+}
+
+/** How a sort orders rows: its ORDER BY keys (ties by insertion order), and the rank and key a cursor keeps of a row. */
+export interface SortShape {
+  readonly keys: readonly OrderKey[];
+  readonly rank: string;
+  readonly key: string;
+  /** Rows after a cursor's position, in this order (ties by insertion order, ascending in both directions). */
+  after(at: Keyset): Sql;
+}
+
+/** Where a condition is compiled: the type's table, whether its spatial index may be used, the fields an index leads. */
+export interface Target {
+  readonly type: string;
+  /** False for rows of another table (the change feed's): points are then tested on the documents alone. */
+  readonly tree: boolean;
+  /** The fields that lead an index; undefined: every scalar field compares on its canonical expression. */
+  readonly indexed?: ReadonlySet<string>;
+}
+
+/** Some value along `path` of `source` (the dialect's document by default) passes `test`. */
+export type SomeValue = (path: FieldPath, test: (v: JsonValue) => Sql | string, source?: JsonSource) => Sql;
+
+/** The hooks of one engine. */
+export interface Dialect extends Placeholders {
+  readonly true: string;
+  readonly false: string;
+  /** NULL-safe inequality: `IS NOT` or `IS DISTINCT FROM`. */
+  readonly distinct: string;
+  /** The column of insertion order. */
+  readonly seq: string;
+  /** The cast of a bound insertion-order position. */
+  readonly seqCast: string;
+  /** The documents. */
+  readonly doc: JsonSource;
+  /** ORDER BY direction: null and missing first ascending, last descending. */
+  direction(asc: boolean): string;
+  /** A boolean test as the integer a cursor's rank holds. */
+  rank(test: string): string;
+  /** The canonical expression of a scalar top-level field: indexes are declared on exactly this text. */
+  scalar(path: FieldPath): string;
+  /** A scalar operand, bound as the field's canonical expression compares. */
+  scalarValue(value: unknown, path: FieldPath): Param;
+  /** A scalar field's expression equals one of several non-null values, bound as one list. */
+  anyOf(values: readonly unknown[], path: FieldPath): { param: Param; test(x: string): Sql };
+  /** A regex test of string SQL text, its bound values (the pattern, as the engine runs it). */
+  regex(c: Extract<Condition, { op: 'regex' }>): { params: readonly Param[]; test(text: string): Sql };
+  /** A tested JSON value is a string: its type test and its text, compared in UTF-8 byte order. */
+  string(v: JsonValue): { is: string; text: string };
+  /** A tested JSON value compares with a number or boolean operand, within its own type. */
+  compare(op: Comparison, value: number | boolean): (v: JsonValue) => Sql;
+  /** Some value along the path equals one of `values` (README "Semantics": numbers by value, containers whole). */
+  equalsAny(path: FieldPath, values: readonly unknown[], some: SomeValue): Sql | string;
+  /** A `bounds` or `polygon` condition: a spatial prefilter where `target.tree`, then the exact test. */
+  geo(c: Extract<Condition, { op: 'bounds' | 'polygon' }>, target: Target): Sql;
+  /** A condition answered otherwise before it is compiled (operands the engine cannot bind): a boolean, or another condition. */
+  operand?(c: Condition): Condition | boolean;
+  /** A scalar condition on a field no index leads, when the engine compares it better without the canonical expression. */
+  unindexed?(c: Condition, path: FieldPath): Sql | null;
+  /** The order of a sort on a path other than a scalar field. */
+  pathSort(sort: Sort): SortShape;
+}
