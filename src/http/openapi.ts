@@ -37,6 +37,9 @@ export interface OpenApiOptions {
   statusOf: (code: ErrorCode) => number;
 }
 
+/** An object of any keys (bare `type: object` reads to generators as an object of no keys). */
+const OBJECT: JsonSchema = { type: 'object', additionalProperties: true };
+
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (schema: JsonSchema): JsonSchema => ({ anyOf: [schema, { type: 'null' }] });
 
@@ -131,8 +134,8 @@ const VALUES: Record<Category, JsonSchema> = {
   date: ref('api.DateTime'),
   duration: ref('api.Duration'),
   any: {},
-  dict: { type: 'object' },
-  nested: { type: 'object' },
+  dict: OBJECT,
+  nested: OBJECT,
   array: { type: 'array' },
   set: { type: 'array', uniqueItems: true, description: 'A set: duplicates are dropped on write, the first occurrence kept.' },
   geopoint: ref('api.GeoPoint'),
@@ -298,9 +301,10 @@ function body(catalogue: Catalogue, properties: Record<string, JsonSchema>, requ
 const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'];
 
 function bodies(catalogue: Catalogue): Record<string, JsonSchema> {
-  const query = { type: 'object', description: `A query: see the \`<Type>.query\` schemas. ${QUERY_DESCRIPTION}` };
-  const docs = { type: 'array', items: { type: 'object' }, description: 'Documents of `type` (see its schema).' };
-  const fields = { type: 'object', description: 'The fields to set: top-level names or dotted paths; null sets null. MongoDB operators ($set) are refused.' };
+  // Open here: the `<Type>.query` schema applies by `type`, and a type spelt otherwise (an alias) is not constrained.
+  const query = { ...OBJECT, description: `A query: see the \`<Type>.query\` schemas. ${QUERY_DESCRIPTION}` };
+  const docs = { type: 'array', items: OBJECT, description: 'Documents of `type` (see its schema).' };
+  const fields = { ...OBJECT, description: 'The fields to set: top-level names or dotted paths; null sets null. MongoDB operators ($set) are refused.' };
   return {
     'request.Query': body(catalogue, { type: TYPE_NAME, query, options: QUERY_OPTIONS }, ['type'], (n) => ({ properties: { query: ref(`${n}.query`) } })),
     'request.Insert': body(catalogue, { type: TYPE_NAME, data: docs, options: WRITE_OPTIONS }, ['type', 'data'], (n) => ({ properties: { data: documents(n) } })),
@@ -335,7 +339,7 @@ const ENVELOPE: Record<string, JsonSchema> = {
       code: ref('api.ErrorCode'),
       index: { type: 'integer', description: 'Position of the offending document in the request.' },
       field: { type: 'string', description: 'Field path of the offending value.' },
-      key: { type: 'object', description: 'The colliding unique key (DUPLICATE_KEY).' },
+      key: { ...OBJECT, description: 'The colliding unique key (DUPLICATE_KEY).' },
       requestId: { type: 'string', description: "INTERNAL: the id under which the server logged the cause." },
     },
   },
@@ -377,7 +381,7 @@ const ENVELOPE: Record<string, JsonSchema> = {
       type: { type: 'string' },
       op: { enum: ['insert', 'replace', 'update', 'delete', 'purge'] },
       id: { type: 'string' },
-      doc: { type: 'object', description: 'The document after the change; for a delete, as it was.' },
+      doc: { ...OBJECT, description: 'The document after the change; for a delete, as it was.' },
       activityId: { type: ['string', 'null'] },
       at: { type: 'string', format: 'date-time' },
     },
@@ -408,7 +412,7 @@ interface Operation {
 
 const READ: ErrorCode[] = ['INVALID_REQUEST', 'UNKNOWN_TYPE', 'UNKNOWN_FIELD', 'INVALID_QUERY', 'TIMEOUT'];
 const WRITE: ErrorCode[] = [...READ, 'VALIDATION', 'DUPLICATE_KEY', 'ILLEGAL_OPERATION'];
-const anyDoc = { type: 'object', description: 'A document of `type`.' };
+const anyDoc = { ...OBJECT, description: 'A document of `type`.' };
 
 /** One entry per route and method of the routing core: a route the table lacks does not compile. */
 const OPERATIONS: { [P in keyof RouteMethods]: { [M in RouteMethods[P]]: Operation } } = {
@@ -483,7 +487,7 @@ const OPERATIONS: { [P in keyof RouteMethods]: { [M in RouteMethods[P]]: Operati
     },
   },
   '/openapi.json': {
-    GET: { tag: 'api', summary: 'This document', description: 'The OpenAPI 3.1 description of this API, generated from the catalogue of the store served.', data: {}, errors: [], content: { 'application/json': { type: 'object' } } },
+    GET: { tag: 'api', summary: 'This document', description: 'The OpenAPI 3.1 description of this API, generated from the catalogue of the store served.', data: {}, errors: [], content: { 'application/json': OBJECT } },
   },
   '/docs': {
     GET: { tag: 'api', summary: 'The reference page', description: 'This document as an HTML page, self-contained (no asset fetched from elsewhere).', data: {}, errors: [], content: { 'text/html': { type: 'string' } } },

@@ -70,7 +70,7 @@ describe('GET /api/openapi.json', () => {
     expect(inner('where')).toEqual({ $ref: '#/components/schemas/api.GeoPoint' });
     expect(inner('state')).toEqual({ $ref: '#/components/schemas/api.Enumeration' });
     expect(inner('labels')).toMatchObject({ type: 'array', uniqueItems: true });
-    expect(inner('meta')).toEqual({ type: 'object' });
+    expect(inner('meta')).toEqual({ type: 'object', additionalProperties: true });
     // The base fields every type has.
     expect(p.id.anyOf[0]).toEqual({ type: 'string' });
     expect(p.modifiedTimestamp.anyOf[0]).toMatchObject({ format: 'int64' });
