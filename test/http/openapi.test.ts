@@ -1,5 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterEach, describe, expect, it } from 'vitest';
+import { serve } from '../../src/cli/serve.js';
+import { removeBundles, workerScript } from '../server/helpers.js';
 import { DataStore, type CatalogueShape, type OpenOptions } from '../../src/index.js';
 import { basicAuth, createFetchHandler } from '../../src/http/index.js';
 import { ERROR_CODES } from '../../src/envelope.js';
@@ -142,5 +147,39 @@ describe('GET /api/docs', () => {
     const ok = await get('/api/docs', { headers: { authorization: `Basic ${Buffer.from('app:pw').toString('base64')}` } });
     expect(ok.status).toBe(200);
     expect(await ok.text()).toContain('Every route requires HTTP basic authentication.');
+  });
+});
+
+describe('consolidata serve', () => {
+  it('serves the document of its pooled store: the change feed when on, HTTP Basic when --basic-auth is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'consolidata-openapi-'));
+    writeFileSync(join(dir, 'apps.json'), '{"etl-app":"secret"}');
+    const running = await serve({
+      db: join(dir, 'feed.db'),
+      port: 0,
+      host: '127.0.0.1',
+      log: () => undefined,
+      journal: { changeFeed: true },
+      basicAuthFile: join(dir, 'apps.json'),
+      workerScript: await workerScript(),
+    });
+    try {
+      const refused = await fetch(`${running.url}/openapi.json`);
+      expect(refused.status).toBe(401);
+      expect(((await refused.json()) as Doc).errors[0].code).toBe('UNAUTHORIZED');
+      const authorization = `Basic ${Buffer.from('etl-app:secret').toString('base64')}`;
+      const doc = (await (await fetch(`${running.url}/openapi.json`, { headers: { authorization } })).json()) as Doc;
+      expect(doc.servers[0].url).toBe('/api');
+      expect(doc.components.securitySchemes.auth).toEqual({ type: 'http', scheme: 'basic' });
+      expect(Object.keys(doc.paths['/data/changes'].get.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+      expect(doc.components.schemas.Well.properties.surfaceLoc.anyOf[0]).toEqual({ $ref: '#/components/schemas/api.GeoPoint' });
+      const page = await fetch(`${running.url}/docs`, { headers: { authorization } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('GET</span> <code>/data/changes');
+    } finally {
+      await running.stop(100);
+      rmSync(dir, { recursive: true, force: true });
+      removeBundles();
+    }
   });
 });
