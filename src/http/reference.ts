@@ -3,7 +3,7 @@ import { Catalogue } from '../catalogue/index.js';
 import { envelope, type Envelope } from '../envelope.js';
 import { renderReference } from './docs.js';
 import { openApiDocument } from './openapi.js';
-import { STATUS, type Site, type Streamed } from './route.js';
+import { STATUS, type Described, type Site, type Streamed } from './route.js';
 import type { CoreRequest, StoreLike } from './types.js';
 
 /** The catalogue a store serves, read through its own `types` and `schema` answers (so a pool's too). */
@@ -25,17 +25,17 @@ async function hasFeed(store: StoreLike): Promise<boolean> {
   return (await store.changes(undefined, { limit: 1 })).success;
 }
 
-/** The document's JSON text, generated once per feed state. */
-async function documentText(store: StoreLike, site: Site): Promise<string | Envelope<unknown>> {
+/** The document (its JSON text, and its pages by link as they are rendered), generated once per feed state. */
+async function described(store: StoreLike, site: Site): Promise<Described | Envelope<unknown>> {
   const feed = await hasFeed(store);
   const known = site.described.get(feed);
   if (known) return known;
   const catalogue = await catalogueOf(store);
   if (!(catalogue instanceof Catalogue)) return catalogue;
   const doc = openApiDocument(catalogue, { basePath: site.basePath, changeFeed: feed, authScheme: site.authScheme, alwaysOk: site.alwaysOk, statusOf: (code) => STATUS[code] });
-  const text = JSON.stringify(doc);
-  site.described.set(feed, text);
-  return text;
+  const entry: Described = { json: JSON.stringify(doc), pages: new Map() };
+  site.described.set(feed, entry);
+  return entry;
 }
 
 /** One text as an answer the bridges write whole. */
@@ -51,16 +51,19 @@ function text(body: string, contentType: string, extra: Record<string, string> =
 
 /** `GET /openapi.json`: the OpenAPI 3.1 document of the store served. */
 export async function describeApi(store: StoreLike, site: Site): Promise<Envelope<unknown> | Streamed> {
-  const doc = await documentText(store, site);
-  return typeof doc === 'string' ? text(doc, 'application/json; charset=utf-8') : doc;
+  const doc = await described(store, site);
+  return 'json' in doc ? text(doc.json, 'application/json; charset=utf-8') : doc;
 }
 
 /** `GET /docs`: the document as a self-contained HTML page; it loads nothing, so it runs no script at all. */
 export async function referencePage(store: StoreLike, site: Site, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
-  const doc = await documentText(store, site);
-  if (typeof doc !== 'string') return doc;
+  const doc = await described(store, site);
+  if (!('json' in doc)) return doc;
   // Relative, so the link holds wherever the adapter is mounted (Express strips its mount path from the URL).
   const link = req.path.endsWith('/') ? '../openapi.json' : 'openapi.json';
+  // Rendering takes tens of milliseconds on the thread that serves every request: once per link.
+  let page = doc.pages.get(link);
+  if (page === undefined) doc.pages.set(link, (page = renderReference(JSON.parse(doc.json), link)));
   const csp = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-  return text(renderReference(JSON.parse(doc), link), 'text/html; charset=utf-8', { 'content-security-policy': csp });
+  return text(page, 'text/html; charset=utf-8', { 'content-security-policy': csp });
 }

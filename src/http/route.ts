@@ -24,8 +24,14 @@ export interface Site {
   alwaysOk: boolean;
   /** The HTTP authentication scheme required (`basic`, `bearer`), from the challenge; undefined: open. */
   authScheme?: string;
-  /** The generated description's JSON text, by whether the store keeps a change feed: the catalogue never changes. */
-  described: Map<boolean, string>;
+  /** The generated description, by whether the store keeps a change feed: the catalogue never changes. */
+  described: Map<boolean, Described>;
+}
+
+/** The OpenAPI document's JSON text, and its reference pages by the link to it they carry. */
+export interface Described {
+  json: string;
+  pages: Map<string, string>;
 }
 
 interface Route {
