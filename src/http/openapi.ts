@@ -524,15 +524,13 @@ function responses(op: Operation, options: OpenApiOptions): Record<string, JsonS
   }
   const out: Record<string, JsonSchema> = { 200: ok };
   if (codes.has('ILLEGAL_OPERATION')) ok.description = `${STATUS_TEXT[200]} Also the refused empty delete (success true, message says illegal).`;
-  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const failure = envelopeOf({});
-    if (options.alwaysOk) {
-      ok.description = `${ok.description} Every failure too (alwaysOk): the envelope tells (success false; ${list.join(', ')}…).`;
-      continue;
-    }
-    out[status] = { description: `${STATUS_TEXT[status] ?? ''} errors[0].code: ${list.join(', ')}.`.trim(), content: json(failure) };
+  if (options.alwaysOk) {
+    ok.description = `${ok.description} With alwaysOk every failure is a 200 too; the envelope's success and errors tell.`;
+    return out;
   }
-  if (options.alwaysOk) ok.description = `${STATUS_TEXT[200]} With alwaysOk every answer is 200; the envelope's success and errors tell.`;
+  for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    out[status] = { description: `${STATUS_TEXT[status] ?? 'Refused.'} errors[0].code: ${list.join(', ')}.`, content: json(envelopeOf({})) };
+  }
   return out;
 }
 
