@@ -3,20 +3,37 @@ import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
+import { describeApi, referencePage } from './reference.js';
 import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
-type Handler = (store: StoreLike, body: Json, req: CoreRequest) => Promise<Envelope<unknown> | Streamed>;
+type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => Promise<Envelope<unknown> | Streamed>;
 
 /** A query answer to stream: its status comes from `head` (a success), its JSON text from `body`. */
-interface Streamed {
+export interface Streamed {
   head: Envelope<unknown>;
   body: AsyncIterable<string>;
-  /** Headers replacing the JSON ones (an event stream). */
+  /** Headers replacing the JSON ones (an event stream, a page). */
   headers?: Record<string, string>;
+}
+
+/** What a handler knows of the adapter serving it: the routes describing the API need its base path and auth. */
+export interface Site {
+  basePath: string;
+  alwaysOk: boolean;
+  /** The HTTP authentication scheme required (`basic`, `bearer`), from the challenge; undefined: open. */
+  authScheme?: string;
+  /** The generated description, by whether the store keeps a change feed: the catalogue never changes. */
+  described: Map<boolean, Described>;
+}
+
+/** The OpenAPI document's JSON text, and its reference pages by the link to it they carry. */
+export interface Described {
+  json: string;
+  pages: Map<string, string>;
 }
 
 interface Route {
@@ -24,7 +41,8 @@ interface Route {
   methods: Record<string, { json: boolean; keys?: readonly string[]; run: Handler }>;
 }
 
-const STATUS: Record<ErrorCode, number> = {
+/** HTTP status of each error code; the OpenAPI description lists its responses from it. */
+export const STATUS: Record<ErrorCode, number> = {
   INVALID_REQUEST: 400,
   UNKNOWN_TYPE: 400,
   UNKNOWN_FIELD: 400,
@@ -183,7 +201,8 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
   }
 }
 
-const ROUTES: Record<string, Route> = {
+/** Every route under the base path; `satisfies` keeps its keys, so the OpenAPI description must cover each. */
+const ROUTES = {
   '/data/changes': {
     methods: { GET: { json: false, run: (s, _b, req) => changes(s, req) } },
   },
@@ -212,7 +231,16 @@ const ROUTES: Record<string, Route> = {
   '/v1/data': {
     methods: { POST: { json: true, keys: ['type', 'request', 'query', 'options', 'body'], run: (s, b, req) => v1(s, b, req) } },
   },
-};
+  '/openapi.json': {
+    methods: { GET: { json: false, run: (s, _b, _req, site) => describeApi(s, site) } },
+  },
+  '/docs': {
+    methods: { GET: { json: false, run: (s, _b, req, site) => referencePage(s, site, req) } },
+  },
+} satisfies Record<string, Route>;
+
+/** Route path → its methods, as the OpenAPI description's operation table must have them. */
+export type RouteMethods = { [P in keyof typeof ROUTES]: keyof (typeof ROUTES)[P]['methods'] & string };
 
 /** `/api/` → `/api`; `''` and `/` → `''`. */
 export function normaliseBasePath(basePath: string): string {
@@ -325,6 +353,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
     throw new TypeError('HTTP adapter: explorer must be a path such as "/explore", or { path, dir }');
   }
   const explorer = explorerOption && createExplorer({ path: normaliseBasePath(explorerOption.path), basePath, dir: explorerOption.dir });
+  const site: Site = { basePath, alwaysOk, described: new Map() };
+  if (authenticate) site.authScheme = challenge.split(' ')[0]!.toLowerCase();
 
   /** The route path under basePath, or undefined when the path is outside it. */
   function subPath(path: string): string | undefined {
@@ -357,7 +387,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
     try {
       const sub = subPath(req.path);
       const key = sub === undefined ? undefined : sub.replace(/\/$/, '');
-      const route = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key] : undefined;
+      const route: Route | undefined = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key as keyof typeof ROUTES] : undefined;
       // Paths under the API's own prefix stay the API's (404, 405), even with the explorer at the root.
       if (!route && (sub === undefined || basePath === '') && explorer?.owns(req.path)) {
         // The page sits behind the same credentials as the API: a browser asks for them once, then sends them on every call.
@@ -394,7 +424,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
         const rejected = entry.keys && unknownKeys(body, entry.keys);
         if (rejected) return respond(rejected);
       }
-      const answer = await entry.run(target, body, req);
+      const answer = await entry.run(target, body, req, site);
       if (!('head' in answer)) return respond(answer);
       const head = respond(answer.head);
       return { ...head, headers: answer.headers ?? head.headers, body: answer.body };
