@@ -135,9 +135,11 @@ const GENERAL_NICE = 10;
 // A cast until ERROR_CODES (src/envelope.ts) lists TIMEOUT.
 const TIMEOUT = 'TIMEOUT' as ErrorCode;
 
-/** Where the worker script is: dist/server-worker.js beside the bundle that holds this code (cli.js, index.js, index.cjs). */
+/** Where the worker script is: dist/server-worker.js beside the bundle that holds this code (cli.js, http.js, http.cjs). */
 function defaultWorkerScript(): URL {
-  const here = typeof __filename === 'string' ? pathToFileURL(__filename).href : import.meta.url;
+  // import.meta first: an ES module can see a global __filename that is not its own (`node -e` defines one); the CJS
+  // build has an empty import.meta and its own __filename.
+  const here = (import.meta as { url?: string }).url ?? pathToFileURL(__filename).href;
   return new URL(here.endsWith('.mjs') ? './server-worker.mjs' : './server-worker.js', here);
 }
 
