@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'TIMEOUT',
   'CHANGES_PRUNED',
+  'UNAVAILABLE',
   'INTERNAL',
 ] as const;
 

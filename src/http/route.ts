@@ -37,6 +37,7 @@ const STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TIMEOUT: 503,
   CHANGES_PRUNED: 410,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 

@@ -38,6 +38,8 @@ export interface PgClientLike {
   query(config: { text: string; values?: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[]; rowCount: number | null }>;
   query(text: string): Promise<unknown>;
   release(destroy?: Error | boolean): void;
+  /** A pg.Client emits 'error' when its connection drops; the backend listens while it holds the client. */
+  on?(event: 'error', listener: (e: Error) => void): unknown;
 }
 
 /** What the backend needs of a node-postgres pool (a `pg.Pool` is one). */
@@ -61,9 +63,48 @@ const BAD_REGEX = new Set(['2201B', '54001']);
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const CHUNK_DOCS = 5000;
 
+/** Error codes of a socket that failed (EPIPE would otherwise pass for an SQLSTATE). */
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
+
 function sqlState(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !SOCKET_ERRORS.has(code) ? code : undefined;
+}
+
+/**
+ * True for an error saying the connection is gone or cannot be made: a connection exception (08…), the server
+ * shutting down or restarting (57P01–57P03), a socket error, or node-postgres' own words for a dropped connection.
+ */
+function connectionLost(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const state = sqlState(e);
+  if (state) return state.startsWith('08') || /^57P0[123]$/.test(state);
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && SOCKET_ERRORS.has(code)) return true;
+  return /^Connection terminated|is not queryable|^timeout exceeded when trying to connect/.test(e.message);
+}
+
+/** The answer to a request whose connection was lost: retryable, and nothing of the driver's message in it. */
+function unavailable(cause: unknown): RequestError {
+  const e = requestError(
+    'UNAVAILABLE',
+    'the connection to PostgreSQL was lost or could not be made; the request did not complete: retry it once the database is back (a write cut off while committing may have been applied)',
+  );
+  (e as { cause?: unknown }).cause = cause;
+  return e;
+}
+
+/** Clients the backend already listens to for 'error' (a pool hands the same clients out again). */
+const watched = new WeakSet<object>();
+
+/**
+ * A dropped connection makes its client emit 'error', which would end the process without a listener: node-postgres
+ * listens only while the client is idle in the pool. The query in flight (or the next one) fails too, and answers it.
+ */
+function watch(client: PgClientLike): void {
+  if (watched.has(client) || typeof client.on !== 'function') return;
+  watched.add(client);
+  client.on('error', () => undefined);
 }
 
 /** Thrown inside a transaction to roll it back while keeping what the caller answers. */
@@ -307,17 +348,29 @@ export class PostgresBackend implements Backend {
 
   // ---- running ---------------------------------------------------------------------------------------------
 
+  /** A client of the pool, listened to for a dropped connection; a database out of reach answers UNAVAILABLE. */
+  async #connect(): Promise<PgClientLike> {
+    let client: PgClientLike;
+    try {
+      client = await this.#pool.connect();
+    } catch (e) {
+      throw connectionLost(e) ? unavailable(e) : e;
+    }
+    watch(client);
+    return client;
+  }
+
   async #client<T>(fn: (s: Session) => Promise<T>, head = false): Promise<T> {
     // After the head reads of watches started before this request: its events then come after their start.
     if (!head && this.#heads.size) await Promise.allSettled(this.#heads);
-    const client = await this.#pool.connect();
+    const client = await this.#connect();
     let broken: Error | undefined;
     try {
       return await fn(new Session(client));
     } catch (e) {
       // An error without an SQLSTATE (a dropped connection) leaves the client unusable: it is destroyed, not pooled.
-      if (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided)) broken = e as Error;
-      throw e;
+      if (connectionLost(e) || (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided))) broken = e as Error;
+      throw connectionLost(e) ? unavailable(e) : e;
     } finally {
       client.release(broken);
     }
@@ -908,13 +961,13 @@ export class PostgresBackend implements Backend {
     const open = () =>
       (opened ??= (async () => {
         if (this.#heads.size) await Promise.allSettled(this.#heads);
-        const client = await this.#pool.connect();
+        const client = await this.#connect();
         const s = new Session(client);
         try {
           await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`);
         } catch (e) {
           client.release(e as Error);
-          throw e;
+          throw connectionLost(e) ? unavailable(e) : e;
         }
         return { client, s };
       })());
@@ -927,14 +980,18 @@ export class PostgresBackend implements Backend {
         client.release();
       } catch (e) {
         client.release(e as Error);
-        throw e;
+        throw connectionLost(e) ? unavailable(e) : e;
       }
     };
     return {
       insert: async (info, docs) => {
         if (ended) throw new TypeError('bulk: the transaction has ended');
         const texts = this.#storable(docs);
-        return this.#insertDocs((await open()).s, info, docs, texts, 'savepoint');
+        try {
+          return await this.#insertDocs((await open()).s, info, docs, texts, 'savepoint');
+        } catch (e) {
+          throw connectionLost(e) ? unavailable(e) : e;
+        }
       },
       commit: () => end('COMMIT'),
       rollback: () => end('ROLLBACK'),
@@ -1001,22 +1058,38 @@ export class PostgresBackend implements Backend {
 
   /** LISTENs for change events on a connection of its own (once); without one, watches still see this store's commits. */
   #listen(): Promise<PgClientLike | null> {
-    this.#listener ??= (async () => {
+    if (this.#listener) return this.#listener;
+    // Which LISTEN connection a callback belongs to: one dropped after a newer one was made must not unset that.
+    let listener: Promise<PgClientLike | null> | undefined;
+    listener = this.#listener = (async () => {
+      let client: PgClientLike | undefined;
       try {
-        const client = await this.#pool.connect();
+        client = await this.#pool.connect();
         (client as unknown as { on(event: 'notification', f: () => void): void }).on('notification', () => this.#notified++);
-        (client as unknown as { on(event: 'error', f: () => void): void }).on('error', () => undefined);
+        // A dropped LISTEN connection is let go: the next watch LISTENs again on a new one.
+        (client as unknown as { on(event: 'error', f: (e: Error) => void): void }).on('error', (e) => {
+          if (this.#listener !== listener) return;
+          this.#listener = undefined;
+          client!.release(e);
+        });
         await client.query(`LISTEN ${CHANGES_CHANNEL}`);
         return client;
-      } catch {
+      } catch (e) {
+        // Out of reach for now: the next watch tries again.
+        if (this.#listener === listener) {
+          this.#listener = undefined;
+          client?.release(e as Error);
+        }
         return null;
       }
     })();
-    return this.#listener;
+    return listener;
   }
 
   async close(): Promise<void> {
-    const listener = await this.#listener;
+    const pending = this.#listener;
+    this.#listener = undefined;
+    const listener = await pending;
     if (listener) listener.release(new Error('closed'));
     if (this.#options.ownsPool) await this.#pool.end();
   }
