@@ -284,7 +284,7 @@ export class DynamicStore {
   /** The envelope of a read plan's page. */
   #answer(info: TypeInfo, plan: QueryPlan): Envelope<AnyDoc> | Promise<Envelope<AnyDoc>> {
     return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
-      envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next) : null }),
+      envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next, this.#core.backend.cursorKey) : null }),
     );
   }
 
@@ -866,7 +866,7 @@ export class DynamicStore {
   }
 
   #ctx(info: TypeInfo): ParseContext {
-    return { type: info, strict: this.#core.settings.strict };
+    return { type: info, strict: this.#core.settings.strict, cursorKey: this.#core.backend.cursorKey };
   }
 
   /** Validates every document first: one bad document fails the request before anything is written. */

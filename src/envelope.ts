@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'TIMEOUT',
   'CHANGES_PRUNED',
+  'INVALID_CURSOR',
   'UNAVAILABLE',
   'INTERNAL',
 ] as const;

@@ -4,6 +4,7 @@
  * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`) on what they rewrite, so
  * concurrent writers never lose an update; deadlocks and serialization failures are run again whole.
  */
+import { randomBytes } from 'node:crypto';
 import type { TypeInfo } from '../catalogue/index.js';
 import { put, isPlainObject } from '../catalogue/validate.js';
 import {
@@ -209,6 +210,8 @@ export class PostgresBackend implements Backend {
   #notified = 0;
   /** Reads of the feed's head in flight (see feed.head): requests issued after one connect once it is read. */
   readonly #heads = new Set<Promise<number>>();
+  /** See Backend.cursorKey: read (or made) at open, from the schema's cd_meta. */
+  cursorKey: Uint8Array = new Uint8Array();
   /** The connection LISTENing to change events, once a watch asked for the feed's version. */
   #listener: Promise<PgClientLike | null> | undefined;
 
@@ -236,6 +239,7 @@ export class PostgresBackend implements Backend {
       // Byte order of strings and code-point regexes hold only for UTF-8 text.
       if (encoding !== 'UTF8') throw new Error(`openPostgres: the database encoding is ${encoding}; the store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`);
       await backend.#ensureSchema(s);
+      backend.cursorKey = await backend.#cursorKey(s);
       await backend.#readUniqueIndexes(s);
       const [[journals]] = (await s.rows(
         `SELECT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND t.tgname LIKE 'jr.%')`,
@@ -287,6 +291,18 @@ export class PostgresBackend implements Backend {
           `openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`,
         ),
     );
+  }
+
+  /** The schema's cursor key, made by the first open (ON CONFLICT: two openers at once keep the first one's). */
+  async #cursorKey(s: Session): Promise<Buffer> {
+    const meta = qualified(this.#options.schema, META_TABLE);
+    const read = async () => (await s.rows(`SELECT value FROM ${meta} WHERE key = 'cursorKey'`))[0]?.[0] as string | undefined;
+    let key = await read();
+    if (key === undefined) {
+      await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('cursorKey', $1::text) ON CONFLICT (key) DO NOTHING`, [randomBytes(32).toString('base64')]);
+      key = (await read())!;
+    }
+    return Buffer.from(key, 'base64');
   }
 
   /** Every unique index of the store's tables, as fields (for DUPLICATE_KEY and for replace). */

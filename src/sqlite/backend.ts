@@ -11,7 +11,7 @@ import { compileSelect, compileWhere, jsonPath, rebind, selectShape, selectTarge
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
-import { collidingKey, ensureSchema, freshFingerprint } from './schema.js';
+import { collidingKey, cursorKey, ensureSchema, freshFingerprint } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache, onePassPays } from './plans.js';
 
@@ -70,6 +70,8 @@ export class SqliteBackend implements Backend {
   #journals = false;
   /** True for stores in memory (the ones `restore` may replace). */
   readonly memory: boolean;
+  /** See Backend.cursorKey; a restored snapshot brings its own. */
+  cursorKey: Uint8Array;
 
   /**
    * Opens a file (WAL, created if missing), memory, or an in-memory copy of a snapshot, and brings its schema up to date.
@@ -101,6 +103,11 @@ export class SqliteBackend implements Backend {
       }
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
+      // After the empty image is kept: each in-memory store gets a key of its own.
+      this.cursorKey = this.#busyRetry(
+        () => cursorKey(db),
+        () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's cursor key was being made; nothing was changed: open it again`),
+      );
     } catch (e) {
       db.close();
       throw e;
@@ -551,6 +558,7 @@ export class SqliteBackend implements Backend {
     this.#statements = new StatementCache(db);
     this.#tx = db.transaction((fn: () => unknown) => fn());
     this.#journals = journals(db);
+    this.cursorKey = cursorKey(db);
   }
 
   close(): void {
