@@ -4,7 +4,6 @@
  * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`) on what they rewrite, so
  * concurrent writers never lose an update; deadlocks and serialization failures are run again whole.
  */
-import { randomBytes } from 'node:crypto';
 import type { TypeInfo } from '../catalogue/index.js';
 import { put, isPlainObject } from '../catalogue/validate.js';
 import {
@@ -29,6 +28,7 @@ import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, contextStatement } from './jo
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
+import { newCursorKey } from '../query/cursor.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, coordText, fieldExpr, Params, selectStatement, unstorable, type PgSelect } from './compile.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
@@ -299,7 +299,7 @@ export class PostgresBackend implements Backend {
     const read = async () => (await s.rows(`SELECT value FROM ${meta} WHERE key = 'cursorKey'`))[0]?.[0] as string | undefined;
     let key = await read();
     if (key === undefined) {
-      await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('cursorKey', $1::text) ON CONFLICT (key) DO NOTHING`, [randomBytes(32).toString('base64')]);
+      await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('cursorKey', $1::text) ON CONFLICT (key) DO NOTHING`, [newCursorKey(this.#settings.idSeed)]);
       key = (await read())!;
     }
     return Buffer.from(key, 'base64');

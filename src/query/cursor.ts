@@ -5,7 +5,7 @@
  * with the store's cursor key, kept in the database: only cursors the store answered are taken back, on every
  * connection, thread and process of that database.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { requestError } from '../envelope.js';
 import type { Keyset } from './ast.js';
 
@@ -18,6 +18,16 @@ const MAC_CHARS = Math.ceil((MAC_BYTES * 4) / 3);
 export function shapeOf(type: string, query: unknown, sortBy: unknown, sortOrder: unknown): string {
   const text = JSON.stringify([type, query ?? {}, sortBy ?? null, sortOrder ?? 1], (_k, v: unknown) => (v instanceof RegExp ? String(v) : v));
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+/**
+ * A new cursor key, as a backend stores it (base64): random, or made from the `ids` seed of a deterministic store,
+ * whose cursors must repeat from run to run as its ids do (such a store is for tests: its cursors are as guessable
+ * as its seed).
+ * @example INSERT INTO cd_meta (key, value) VALUES ('cursorKey', newCursorKey(settings.idSeed)) ON CONFLICT DO NOTHING
+ */
+export function newCursorKey(seed: number | undefined): string {
+  return (seed === undefined ? randomBytes(32) : createHash('sha256').update(`consolidata cursor key ${seed}`).digest()).toString('base64');
 }
 
 function mac(key: Uint8Array, payload: string): Buffer {

@@ -105,7 +105,7 @@ export class SqliteBackend implements Backend {
       this.#journals = journals(db);
       // After the empty image is kept: each in-memory store gets a key of its own.
       this.cursorKey = this.#busyRetry(
-        () => cursorKey(db),
+        () => cursorKey(db, settings.idSeed),
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's cursor key was being made; nothing was changed: open it again`),
       );
     } catch (e) {
@@ -558,7 +558,7 @@ export class SqliteBackend implements Backend {
     this.#statements = new StatementCache(db);
     this.#tx = db.transaction((fn: () => unknown) => fn());
     this.#journals = journals(db);
-    this.cursorKey = cursorKey(db);
+    this.cursorKey = cursorKey(db, this.#settings.idSeed);
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 /** The schema of a store in SQLite: documents tables, expression indexes, R*Trees and their triggers, created or migrated on open. */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { newCursorKey } from '../query/cursor.js';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { fieldExpr } from './compile.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
@@ -111,11 +112,11 @@ function meta(db: Db, key: string): string | undefined {
  * kept in cd_meta, so every connection, thread and process of the file signs alike and cursors outlive a restart.
  * Making it is one small write, once per database.
  */
-export function cursorKey(db: Db): Buffer {
+export function cursorKey(db: Db, seed: number | undefined): Buffer {
   let key = meta(db, 'cursorKey');
   if (key === undefined) {
     // Two openers at once: the first one's key is kept, and both read it back.
-    db.prepare(`INSERT INTO cd_meta (key, value) VALUES ('cursorKey', ?) ON CONFLICT (key) DO NOTHING`).run(randomBytes(32).toString('base64'));
+    db.prepare(`INSERT INTO cd_meta (key, value) VALUES ('cursorKey', ?) ON CONFLICT (key) DO NOTHING`).run(newCursorKey(seed));
     key = meta(db, 'cursorKey')!;
   }
   return Buffer.from(key, 'base64');
