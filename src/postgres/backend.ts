@@ -246,6 +246,9 @@ export class PostgresBackend implements Backend {
         [options.schema],
       )) as [[boolean]];
       backend.#journals = journals;
+    }).catch((e: unknown) => {
+      // Opening, the driver's own words name what is wrong (host, port, database): they are the operator's to read.
+      throw e instanceof RequestError && e.errors[0]?.code === 'UNAVAILABLE' && e.cause instanceof Error ? e.cause : e;
     });
     return backend;
   }

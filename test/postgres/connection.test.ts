@@ -115,6 +115,11 @@ describe('a lost PostgreSQL connection', () => {
     }
   });
 
+  it('a server out of reach at open rejects with the driver\'s own error, which names it', async () => {
+    const nowhere = `postgresql://postgres@/postgres?host=${encodeURIComponent(`${cluster.host}/none`)}&port=${cluster.port}`;
+    await expect(openPostgres(nowhere)).rejects.toThrow(/ENOENT|ECONNREFUSED/);
+  });
+
   it('a backend killed (kill -9) mid-request: UNAVAILABLE, then the store works again once the server has recovered', async () => {
     const { store } = await open();
     try {
