@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataStore } from '../../src/index.js';
+import { serve } from '../../src/cli/serve.js';
 import { openPostgres } from '../../src/postgres/index.js';
 import { startCluster, type PgCluster } from '../helpers/pg.js';
 
@@ -112,6 +113,23 @@ describe('a lost PostgreSQL connection', () => {
       expect((await store.query('Well', {}, { sortBy: 'pwi' })).data.map((d) => d.pwi)).toEqual(['A', 'B']);
     } finally {
       await store.close();
+    }
+  });
+
+  it('serve answers the request in flight 503 UNAVAILABLE and goes on serving', async () => {
+    const schema = `c${++schemas}`;
+    const running = await serve({ db: `${cluster.url}&schema=${schema}`, port: 0, host: '127.0.0.1', log: () => undefined });
+    try {
+      const post = (body: unknown) => fetch(`${running.url}/data`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post({ type: 'Well', data: [{ pwi: 'A' }] })).status).toBe(200);
+      const cut = await cutInFlight(schema, () => post({ type: 'Well', data: [{ pwi: 'B' }] }), terminate);
+      expect(cut.status).toBe(503);
+      expect(((await cut.json()) as { errors: { code: string }[] }).errors[0]!.code).toBe('UNAVAILABLE');
+      expect((await post({ type: 'Well', data: [{ pwi: 'C' }] })).status).toBe(200);
+      const all = (await (await fetch(`${running.url}/data/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'Well', options: { sortBy: 'pwi' } }) })).json()) as { data: { pwi: string }[] };
+      expect(all.data.map((d) => d.pwi)).toEqual(['A', 'C']);
+    } finally {
+      await running.stop(0);
     }
   });
 
