@@ -319,9 +319,10 @@ export class DynamicStore {
    * The change feed: every committed insert, replace, update and delete (of `type`, matching `options.query`, when
    * given) as an async iterator of events in commit order, `seq` strictly increasing. It sees the writes of every
    * connection and process on the file. From `options.since` (a seq: the events after it, kept ones only, else a
-   * CHANGES_PRUNED DataStoreError; a seq past the newest event is refused), or from the call: every write issued after it returns is yielded. It waits for
-   * new events (polling every `pollMs`, default 25, a cheap check of PRAGMA data_version) until the loop breaks
-   * (`return()`, which also ends a pending `next()` at once), `signal` aborts or the store closes. Needs the feed on
+   * CHANGES_PRUNED DataStoreError; a seq past the newest event is refused), or from the call: every write issued
+   * after it returns is yielded. It waits for new events (polling every `pollMs`, default 25, a cheap check of
+   * PRAGMA data_version) until the loop breaks (`return()`, which also ends a pending `next()` at once), `signal`
+   * aborts or the store closes. Needs the feed on
    * (option `changeFeed`, here or in another process on the file); a refusal rejects the first `next()`.
    * @example for await (const e of store.watch('Well', { since: lastSeq })) { apply(e); lastSeq = e.seq; }
    */
