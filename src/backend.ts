@@ -157,6 +157,11 @@ export interface Backend {
   readonly feed?: ChangeFeed;
   /** True when `query` honours `plan.after` (keyset cursors) and answers `next`; the façade refuses cursors otherwise. */
   readonly cursors?: boolean;
+  /**
+   * The key that signs the store's cursors: random, made once per database and kept in it (cd_meta), so every
+   * connection, thread and process of the database takes back the cursors any of them answered.
+   */
+  readonly cursorKey: Uint8Array;
   /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
   query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult>;
   /**

@@ -284,7 +284,7 @@ export class DynamicStore {
   /** The envelope of a read plan's page. */
   #answer(info: TypeInfo, plan: QueryPlan): Envelope<AnyDoc> | Promise<Envelope<AnyDoc>> {
     return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
-      envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next) : null }),
+      envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next, this.#core.backend.cursorKey) : null }),
     );
   }
 
@@ -319,9 +319,10 @@ export class DynamicStore {
    * The change feed: every committed insert, replace, update and delete (of `type`, matching `options.query`, when
    * given) as an async iterator of events in commit order, `seq` strictly increasing. It sees the writes of every
    * connection and process on the file. From `options.since` (a seq: the events after it, kept ones only, else a
-   * CHANGES_PRUNED DataStoreError), or from the call: every write issued after it returns is yielded. It waits for
-   * new events (polling every `pollMs`, default 25, a cheap check of PRAGMA data_version) until the loop breaks
-   * (`return()`, which also ends a pending `next()` at once), `signal` aborts or the store closes. Needs the feed on
+   * CHANGES_PRUNED DataStoreError; a seq past the newest event is refused), or from the call: every write issued
+   * after it returns is yielded. It waits for new events (polling every `pollMs`, default 25, a cheap check of
+   * PRAGMA data_version) until the loop breaks (`return()`, which also ends a pending `next()` at once), `signal`
+   * aborts or the store closes. Needs the feed on
    * (option `changeFeed`, here or in another process on the file); a refusal rejects the first `next()`.
    * @example for await (const e of store.watch('Well', { since: lastSeq })) { apply(e); lastSeq = e.seq; }
    */
@@ -404,6 +405,11 @@ export class DynamicStore {
     if (o.since < bounds.first - 1) {
       const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
       throw requestError('CHANGES_PRUNED', message, { field: 'since' });
+    }
+    // A seq the feed never gave (another database's, or this one's before a restore) would wait in silence forever.
+    if (o.since > bounds.last) {
+      const message = `since: ${o.since} is ahead of the change feed, whose newest event is ${bounds.last} (a seq of another database, or of this one before a restore); resume from ${bounds.last}, or without since`;
+      throw requestError('INVALID_REQUEST', message, { field: 'since' });
     }
     return { feed, info, plan, after: o.since, pollMs };
   }
@@ -861,7 +867,7 @@ export class DynamicStore {
   }
 
   #ctx(info: TypeInfo): ParseContext {
-    return { type: info, strict: this.#core.settings.strict };
+    return { type: info, strict: this.#core.settings.strict, cursorKey: this.#core.backend.cursorKey };
   }
 
   /** Validates every document first: one bad document fails the request before anything is written. */

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   'TIMEOUT',
   'CHANGES_PRUNED',
   'STORE_FULL',
+  'INVALID_CURSOR',
+  'UNAVAILABLE',
   'INTERNAL',
 ] as const;
 

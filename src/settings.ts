@@ -128,6 +128,8 @@ export interface Settings {
   readonly now: () => string;
   /** A fresh id for a document that has none. */
   readonly newId: () => string;
+  /** The `ids` seed of a deterministic store: its cursor key is made from it, so its cursors repeat as its ids do. */
+  readonly idSeed: number | undefined;
   readonly onError: ((error: unknown, requestId: string) => void) | undefined;
   /** Types whose writes write a VersionDocument (canonical names). */
   readonly history: readonly string[];
@@ -224,6 +226,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     mmapSize,
     now,
     newId: typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId(),
+    idSeed: typeof ids === 'number' ? ids : undefined,
     onError: options.onError,
     history,
     changeFeed: options.changeFeed ?? false,

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createFetchHandler } from '../src/http/index.js';
 import type { DynamicStore, Envelope } from '../src/index.js';
 import { backends } from './helpers/backends.js';
 
@@ -89,6 +90,46 @@ describe.each(backends())('keyset cursors: $name', (backend) => {
       expect(new Set(seen).size, `${String(sortBy)}: no repeats`).toBe(seen.length);
       for (const id of docs.map((d) => d.id).filter((x) => !deleted.has(x))) expect(seen, `${String(sortBy)}: ${id}`).toContain(id);
       await store.close();
+    }
+  });
+
+  it('refuses forged, altered and foreign cursors with 400 INVALID_CURSOR, echoing nothing of them', async () => {
+    const logged: unknown[] = [];
+    const store = await backend.open({ onError: (e) => void logged.push(e) });
+    const other = await backend.open();
+    try {
+      await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
+      await other.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+      const options = { sortBy: 'pwi', limit: 1 } as const;
+      const cursor = (await store.query('Well', {}, options)).cursor!;
+      const [payload, mac] = cursor.split('.') as [string, string];
+      const content = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+      const encode = (o: Record<string, unknown>) => Buffer.from(JSON.stringify(o)).toString('base64url');
+      const huge = 'k'.repeat(700_000);
+      const cases: Record<string, string> = {
+        'a forged key, signature kept': `${encode({ ...content, r: 1, k: huge })}.${mac}`,
+        'a negative total, signature kept': `${encode({ ...content, t: -5 })}.${mac}`,
+        'the content alone, unsigned': encode({ ...content, r: 1, k: huge }),
+        'a signature altered': `${payload}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`,
+        "another store's cursor": (await other.query('Well', {}, options)).cursor!,
+        'garbled text': 'not-a-cursor',
+      };
+      const handle = createFetchHandler(store);
+      for (const [name, forged] of Object.entries(cases)) {
+        const env = await store.dynamic.query('Well', {}, { ...options, cursor: forged });
+        expect(env.errors.map((e) => e.code), name).toEqual(['INVALID_CURSOR']);
+        expect(env.errors[0]!.field, name).toBe('options.cursor');
+        expect(env.message.length, name).toBeLessThan(200);
+        const res = await handle(new Request('http://localhost/api/data/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'Well', query: {}, options: { ...options, cursor: forged } }) }));
+        expect(res.status, name).toBe(400);
+        expect((await res.text()).includes('kkkkkkkk'), name).toBe(false);
+      }
+      expect(logged).toEqual([]);
+      // The true cursor still continues.
+      expect((await store.dynamic.query('Well', {}, { ...options, cursor })).data.map((d) => d.pwi)).toEqual(['B']);
+    } finally {
+      await store.close();
+      await other.close();
     }
   });
 

@@ -1,7 +1,11 @@
 /** Keyset cursors' refusals and HTTP, and iterate (paging itself, on both backends: cursor.backends.test.ts). */
 import { describe, expect, it, vi } from 'vitest';
-import { createFetchHandler } from '../src/http/index.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createFetchHandler, createPool } from '../src/http/index.js';
 import { DataStore, DataStoreError, type Envelope } from '../src/index.js';
+import { workerScript } from './server/helpers.js';
 
 describe('keyset cursors', () => {
   it('refuses a cursor of another query, a garbled cursor, and a cursor with skip, naming options.cursor', async () => {
@@ -12,8 +16,9 @@ describe('keyset cursors', () => {
     const other = await store.dynamic.query('Well', { pwi: { ne: 'A' } }, { sortBy: 'pwi', limit: 1, cursor: first.cursor });
     expect(other.errors[0]).toMatchObject({ code: 'INVALID_REQUEST', field: 'options.cursor' });
     expect(other.errors[0]!.message).toContain('belongs to another query');
+    // Not a cursor this store signed (forgeries in cursor.backends.test.ts).
     const garbled = await store.dynamic.query('Well', {}, { sortBy: 'pwi', limit: 1, cursor: 'not-a-cursor' });
-    expect(garbled.errors[0]).toMatchObject({ code: 'INVALID_REQUEST', field: 'options.cursor' });
+    expect(garbled.errors[0]).toMatchObject({ code: 'INVALID_CURSOR', field: 'options.cursor' });
     const skip = await store.dynamic.query('Well', {}, { sortBy: 'pwi', limit: 1, skip: 1, cursor: first.cursor });
     expect(skip.errors[0]!.message).toContain('takes no skip');
     // The last page carries no cursor; an unlimited query never does.
@@ -21,6 +26,32 @@ describe('keyset cursors', () => {
     expect(rest.data.map((d) => d.pwi)).toEqual(['B', 'C']);
     expect([rest.hasCursor, rest.cursor]).toEqual([false, null]);
     store.close();
+  });
+
+  it("a cursor stays valid across a restart and across the pool's threads and processes on the same file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'consolidata-cursor-'));
+    const file = join(dir, 'wells.db');
+    try {
+      const first = DataStore.open(file);
+      await first.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
+      const cursor = (await first.query('Well', {}, { sortBy: 'pwi', limit: 1 })).cursor!;
+      first.close();
+      const reopened = DataStore.open(file);
+      expect((await reopened.dynamic.query('Well', {}, { sortBy: 'pwi', limit: 1, cursor })).data.map((d) => d.pwi)).toEqual(['B']);
+      const pool = await createPool(file, { readers: 2, workerScript: await workerScript() });
+      try {
+        const pages = await Promise.all([0, 1, 2, 3].map(() => pool.query('Well', {}, { sortBy: 'pwi', limit: 1, cursor })));
+        expect(pages.map((p) => p.data.map((d) => (d as { pwi: string }).pwi))).toEqual([['B'], ['B'], ['B'], ['B']]);
+        // And the other way: a cursor a worker thread answered continues in this process's own store.
+        const next = (await pool.query('Well', {}, { sortBy: 'pwi', limit: 1, cursor })).cursor!;
+        expect((await reopened.dynamic.query('Well', {}, { sortBy: 'pwi', limit: 1, cursor: next })).data.map((d) => d.pwi)).toEqual(['C']);
+      } finally {
+        await pool.close();
+        reopened.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('both route families take and answer cursors', async () => {

@@ -295,6 +295,28 @@ describe.each(backends())('change feed on $name', (backend) => {
     store.close();
   });
 
+  it('refuses a since (or Last-Event-ID) ahead of the feed, naming its newest event, instead of waiting in silence', async () => {
+    const store = await backend.open({ changeFeed: true });
+    await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+    const head = (await store.dynamic.changes(undefined, { since: 0 })).data.at(-1)!.seq;
+    const ahead = await store.dynamic.changes(undefined, { since: head + 100, waitMs: 0 });
+    expect(ahead.errors[0]).toMatchObject({ code: 'INVALID_REQUEST', field: 'since' });
+    expect(ahead.message).toContain(`newest event is ${head}`);
+    await expect(store.watch(undefined, { since: head + 1 }).next()).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    // At the head itself: accepted, and the next write is the next event.
+    const atHead = collect(store.watch('Well', { since: head }), 1);
+    await store.insert('Well', [{ pwi: 'C' }]);
+    await atHead.done;
+    expect(atHead.seen.map((e) => e.doc.pwi)).toEqual(['C']);
+    const handle = createFetchHandler(store);
+    const sse = await handle(new Request('http://x/api/data/changes?type=Well', { headers: { accept: 'text/event-stream', 'last-event-id': String(head + 100) } }));
+    expect(sse.status).toBe(400);
+    const env = (await sse.json()) as { errors: { code: string; message: string }[] };
+    expect(env.errors[0]!.code).toBe('INVALID_REQUEST');
+    expect(env.errors[0]!.message).toContain(`newest event is ${head + 1}`);
+    await store.close();
+  });
+
   it('ends when its signal aborts; refuses to start when the feed is off', async () => {
     const store = await backend.open({ changeFeed: true });
     const ac = new AbortController();

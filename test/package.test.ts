@@ -277,6 +277,29 @@ describe('the packed package', () => {
       plainErrorInstanceof: false,
     });
   });
+
+  it('createPool from consolidata/http finds its worker script in dist, from the ESM and the CJS build', () => {
+    // The pool starts worker threads from dist/server-worker.js: a query answered proves the script shipped. A CJS
+    // script (no --input-type: the worker threads would inherit it and refuse to load their file).
+    const script = `
+      (async () => {
+        const { join } = require('node:path');
+        const cjs = require('consolidata/http');
+        const esm = await import('consolidata/http');
+        const counts = [];
+        for (const [name, build] of [['esm', esm], ['cjs', cjs]]) {
+          const store = await build.createPool(join(${JSON.stringify(work)}, name + '.db'), { readers: 1 });
+          await store.insert('Well', [{ pwi: name }]);
+          counts.push((await store.query('Well', {})).total);
+          await store.close();
+        }
+        console.log(JSON.stringify(counts));
+      })();
+    `;
+    const child = run(process.execPath, ['-e', script], { allowFailure: true });
+    expect(child.stderr, 'child stderr').toBe('');
+    expect(JSON.parse(child.stdout)).toEqual([1, 1]);
+  });
 });
 
 describe('DataStoreError brand', () => {
@@ -331,7 +354,7 @@ const consumerFiles: Record<string, string> = {
   // Resolves the "import" conditions: dist/index.d.ts, dist/http.d.ts.
   'esm.mts': `
 import { DataStore, DataStoreError, unwrap, type Envelope } from 'consolidata';
-import { createFetchHandler, createNodeHandler, type HttpOptions } from 'consolidata/http';
+import { createFetchHandler, createNodeHandler, createPool, type HttpOptions, type PooledStore } from 'consolidata/http';
 
 export async function wellCount(store: DataStore): Promise<number> {
   // better-sqlite3's Database type: it has to ship inside consolidata.
@@ -347,12 +370,14 @@ export async function wellCount(store: DataStore): Promise<number> {
 export const failed = (env: Envelope<unknown>): boolean => !env.success;
 export const http = { createFetchHandler, createNodeHandler };
 export type Options = HttpOptions;
+export const pooled = (file: string): Promise<PooledStore> => createPool(file, { readers: 1 });
 `,
   // Resolves the "require" conditions: dist/index.d.cts, dist/http.d.cts.
   'cjs.cts': `
 import { DataStore, DataStoreError } from 'consolidata';
-import { createNodeHandler } from 'consolidata/http';
+import { createNodeHandler, createPool, type PooledStore } from 'consolidata/http';
 
+export const pooled = (file: string): Promise<PooledStore> => createPool(file);
 export const databaseName = (store: DataStore): string => store.database.name;
 export const isStoreError = (e: unknown): e is DataStoreError => DataStoreError.is(e);
 export const handler = createNodeHandler;

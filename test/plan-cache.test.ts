@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DataStore } from '../src/index.js';
+import { encodeCursor } from '../src/query/cursor.js';
 import { parsePlan } from '../src/query/parse.js';
 import { resolveSettings } from '../src/settings.js';
 import { compileSelect, rebind, selectShape, selectTarget, type CompiledSelect } from '../src/sqlite/compile.js';
@@ -15,7 +16,7 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
 const settings = resolveSettings({ indexes: { Well: [{ fields: ['name', 'pwi', 'id'] }] } }, 'test');
 const info = settings.catalogue.resolve('Well')!;
-const ctx = { type: info, strict: true };
+const ctx = { type: info, strict: true, cursorKey: Buffer.alloc(32, 7) };
 const target = selectTarget(settings, 'Well');
 
 /** Operands per scalar field of Well, few enough that shapes repeat with other values. */
@@ -106,7 +107,7 @@ describe('compiling a query shape once', () => {
     expect(selectShape(parsePlan(ctx, { 'extra.a': 1 }, null))).toBeNull();
     expect(selectShape(parsePlan(ctx, { surfaceLoc: { bounds: [0, 0, 1, 1] } }, null))).toBeNull();
     const first = parsePlan(ctx, {}, { sortBy: 'pwi', limit: 1 });
-    const cursor = Buffer.from(JSON.stringify({ v: 1, h: first.shape, r: 1, k: 'A', s: 1, t: 2 })).toString('base64url');
+    const cursor = encodeCursor(first.shape, { rank: 1, key: 'A', seq: 1, total: 2 }, ctx.cursorKey);
     expect(selectShape(parsePlan(ctx, {}, { sortBy: 'pwi', limit: 1, cursor }))).toBeNull();
     expect(selectShape(parsePlan(ctx, { pwi: 'A' }, null))).toEqual({ key: expect.any(String), where: ['A'] });
   });

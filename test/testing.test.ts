@@ -194,6 +194,8 @@ describe('deterministic runs', () => {
       await store.replace('Well', [{ pwi: 'D-3' }]),
       await store.query('Well', {}, { sortBy: 'pwi' }),
       await store.query('DailyProduction', { pwi: 'FX-001' }),
+      // A page with a cursor: signed with a key made from the ids seed, so it repeats too.
+      await store.query('Well', {}, { sortBy: 'pwi', limit: 2 }),
     ];
     store.close();
     return JSON.stringify(envelopes);
@@ -209,6 +211,7 @@ describe('deterministic runs', () => {
     expect(new Set(docs.map((d) => d.id)).size).toBe(8);
     expect(docs.find((d) => d.pwi === 'FX-001')).toMatchObject({ createdAt: expect.stringMatching(/^2024-06-01T00:00:/), statusCurrent: 'Shut-In' });
     expect(docs.find((d) => d.pwi === 'D-2')?.createdAt).toBe('2020-01-01T00:00:00.000Z');
+    expect((JSON.parse(first) as { hasCursor: boolean }[])[6]!.hasCursor).toBe(true);
     // The options are what makes it repeat: another seed gives other ids, the system clock other times.
     expect(await run({ ...options(), ids: 43 })).not.toBe(first);
     expect(await run({ ids: 42 })).not.toBe(first);

@@ -1,7 +1,7 @@
 /** The data explorer's files (built into dist/explorer by `npm run build`), served under a path of the user's choice. */
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { envelope, fail } from '../envelope.js';
 import type { CoreResponse } from './types.js';
 
@@ -13,9 +13,10 @@ const ASSETS: Record<string, string> = {
   'counties-10m.json': 'application/json; charset=utf-8',
 };
 
-/** dist/explorer beside this module's bundle (dist/http.js, dist/cli.js); the CJS build has no import.meta. */
+/** dist/explorer beside the chunk of dist/ that holds this code (the CJS build has import.meta.url shimmed). */
 export function defaultExplorerDir(): string {
-  const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+  // import.meta first: an ES module can see a global __filename that is not its own (`node -e` defines one).
+  const here = fileURLToPath((import.meta as { url?: string }).url ?? pathToFileURL(__filename).href);
   return join(dirname(here), 'explorer');
 }
 

@@ -1,6 +1,7 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
+import { LIMITS } from '../limits.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
@@ -58,6 +59,8 @@ export const STATUS: Record<ErrorCode, number> = {
   TIMEOUT: 503,
   CHANGES_PRUNED: 410,
   STORE_FULL: 507,
+  INVALID_CURSOR: 400,
+  UNAVAILABLE: 503,
   INTERNAL: 500,
 };
 
@@ -264,10 +267,42 @@ export function isJsonContentType(value: string | null): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Levels of a request body above a document's own (the body object, its `body` array, a `$`-operator or two). */
+const BODY_LEVELS = 4;
+/** Deepest nesting of arrays and objects a request body may have: deeper than any valid document or query needs. */
+const MAX_BODY_DEPTH = LIMITS.depth + BODY_LEVELS;
+
+/**
+ * True when JSON bytes nest arrays and objects deeper than `max`: one pass over the bytes, no allocation, so a
+ * hostile `[[[[…` body is refused before JSON.parse spends seconds and gigabytes on it. Brackets inside strings do
+ * not count (multi-byte UTF-8 never holds an ASCII byte); malformed JSON is left to JSON.parse.
+ */
+function nestsDeeper(bytes: Uint8Array, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i]!;
+    if (inString) {
+      if (b === 0x5c) i++; // a backslash: the escaped byte is not a quote
+      else if (b === 0x22) inString = false;
+    } else if (b === 0x22) inString = true;
+    else if (b === 0x5b || b === 0x7b) {
+      if (++depth > max) return true;
+    } else if (b === 0x5d || b === 0x7d) depth--;
+  }
+  return false;
+}
+
 /** Bytes → the request's JSON object, or the envelope saying why not. */
 export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: true; value: Json } | { ok: false; envelope: Envelope<unknown> } {
   let value: unknown;
   if (source instanceof Uint8Array) {
+    if (nestsDeeper(source, MAX_BODY_DEPTH)) {
+      return {
+        ok: false,
+        envelope: bad(`request body: nested deeper than ${MAX_BODY_DEPTH} levels; documents and values nest at most ${LIMITS.depth} (LIMITS.depth)`),
+      };
+    }
     let text: string;
     try {
       text = utf8.decode(source);

@@ -20,7 +20,8 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
 };
 
 /**
- * Sets a server's timeouts deliberately and answers the requests Node itself refuses (malformed, headers too large,
+ * Sets a server's timeouts deliberately (and how often Node checks them, so each fires when set: call it before
+ * `listen`, which starts the checks) and answers the requests Node itself refuses (malformed, headers too large,
  * too slow) with the store's JSON envelope instead of Node's plain text, closing the connection after.
  * @example configureServer(http.createServer(createNodeHandler(store)), { requestTimeoutMs: 30_000 }).listen(8080, '127.0.0.1');
  */
@@ -33,6 +34,10 @@ export function configureServer<S extends Server>(server: S, limits: ServerLimit
   server.headersTimeout = ms(limits.headersTimeoutMs, 10_000, 'headersTimeoutMs');
   server.requestTimeout = ms(limits.requestTimeoutMs, 60_000, 'requestTimeoutMs');
   server.keepAliveTimeout = ms(limits.keepAliveTimeoutMs, 5_000, 'keepAliveTimeoutMs');
+  // Node enforces headers and request timeouts only when it sweeps its connections (every 30 s by default): sweep
+  // often enough that each fires within a tenth of its value, and at least every second.
+  const shortest = Math.min(...[server.headersTimeout, server.requestTimeout].filter((t) => t > 0), 10_000);
+  (server as unknown as { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.max(50, Math.min(1_000, Math.floor(shortest / 10)));
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // Nothing to answer on a socket the client already reset or that has written a response.
     if (err.code === 'ECONNRESET' || !socket.writable || (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent) {

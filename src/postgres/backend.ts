@@ -29,6 +29,7 @@ import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, contextStatement } from './jo
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
+import { newCursorKey } from '../query/cursor.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { coordText, fieldExpr, Params, unstorable } from './dialect.js';
@@ -40,6 +41,8 @@ export interface PgClientLike {
   query(config: { text: string; values?: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[]; rowCount: number | null }>;
   query(text: string): Promise<unknown>;
   release(destroy?: Error | boolean): void;
+  /** A pg.Client emits 'error' when its connection drops; the backend listens while it holds the client. */
+  on?(event: 'error', listener: (e: Error) => void): unknown;
 }
 
 /** What the backend needs of a node-postgres pool (a `pg.Pool` is one). */
@@ -65,17 +68,58 @@ const DISK_FULL = '53100';
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const CHUNK_DOCS = 5000;
 
+/** Error codes of a socket that failed (EPIPE would otherwise pass for an SQLSTATE). */
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
+
 function sqlState(e: unknown): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !SOCKET_ERRORS.has(code) ? code : undefined;
 }
 
 /**
- * The request error an engine error means, if it means one: a regex the server refused is INVALID_QUERY, a full disk
- * (SQLSTATE 53100) STORE_FULL. Every request's failure passes here (#retry, the bulk writer).
+ * True for an error saying the connection is gone or cannot be made: a connection exception (08…), the server
+ * shutting down or restarting (57P01–57P03), a socket error, or node-postgres' own words for a dropped connection.
+ */
+function connectionLost(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const state = sqlState(e);
+  if (state) return state.startsWith('08') || /^57P0[123]$/.test(state);
+  const code = (e as { code?: unknown }).code;
+  if (typeof code === 'string' && SOCKET_ERRORS.has(code)) return true;
+  return /^Connection terminated|is not queryable|^timeout exceeded when trying to connect/.test(e.message);
+}
+
+/** The answer to a request whose connection was lost: retryable, and nothing of the driver's message in it. */
+function unavailable(cause: unknown): RequestError {
+  const e = requestError(
+    'UNAVAILABLE',
+    'the connection to PostgreSQL was lost or could not be made; the request did not complete: retry it once the database is back (a write cut off while committing may have been applied)',
+  );
+  (e as { cause?: unknown }).cause = cause;
+  return e;
+}
+
+/** Clients the backend already listens to for 'error' (a pool hands the same clients out again). */
+const watched = new WeakSet<object>();
+
+/**
+ * A dropped connection makes its client emit 'error', which would end the process without a listener: node-postgres
+ * listens only while the client is idle in the pool. The query in flight (or the next one) fails too, and answers it.
+ */
+function watch(client: PgClientLike): void {
+  if (watched.has(client) || typeof client.on !== 'function') return;
+  watched.add(client);
+  client.on('error', () => undefined);
+}
+
+/**
+ * The request error an engine error means, if it means one: a lost connection is UNAVAILABLE, a regex the server
+ * refused INVALID_QUERY, a full disk (SQLSTATE 53100) STORE_FULL. Every request's failure passes here (connecting,
+ * #client, #retry, the bulk writer).
  * @example throw requestErrorOf(e) ?? e;
  */
 export function requestErrorOf(e: unknown): RequestError | undefined {
+  if (connectionLost(e)) return unavailable(e);
   const code = sqlState(e);
   if (code === DISK_FULL) return storeFull();
   if (code && BAD_REGEX.has(code)) return requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
@@ -193,6 +237,8 @@ export class PostgresBackend implements Backend {
   #notified = 0;
   /** Reads of the feed's head in flight (see feed.head): requests issued after one connect once it is read. */
   readonly #heads = new Set<Promise<number>>();
+  /** See Backend.cursorKey: read (or made) at open, from the schema's cd_meta. */
+  cursorKey: Uint8Array = new Uint8Array();
   /** The connection LISTENing to change events, once a watch asked for the feed's version. */
   #listener: Promise<PgClientLike | null> | undefined;
 
@@ -220,12 +266,16 @@ export class PostgresBackend implements Backend {
       // Byte order of strings and code-point regexes hold only for UTF-8 text.
       if (encoding !== 'UTF8') throw new Error(`openPostgres: the database encoding is ${encoding}; the store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`);
       await backend.#ensureSchema(s);
+      backend.cursorKey = await backend.#cursorKey(s);
       await backend.#readUniqueIndexes(s);
       const [[journals]] = (await s.rows(
         `SELECT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND t.tgname LIKE 'jr.%')`,
         [options.schema],
       )) as [[boolean]];
       backend.#journals = journals;
+    }).catch((e: unknown) => {
+      // Opening, the driver's own words name what is wrong (host, port, database): they are the operator's to read.
+      throw e instanceof RequestError && e.errors[0]?.code === 'UNAVAILABLE' && e.cause instanceof Error ? e.cause : e;
     });
     return backend;
   }
@@ -271,6 +321,18 @@ export class PostgresBackend implements Backend {
           `openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`,
         ),
     );
+  }
+
+  /** The schema's cursor key, made by the first open (ON CONFLICT: two openers at once keep the first one's). */
+  async #cursorKey(s: Session): Promise<Buffer> {
+    const meta = qualified(this.#options.schema, META_TABLE);
+    const read = async () => (await s.rows(`SELECT value FROM ${meta} WHERE key = 'cursorKey'`))[0]?.[0] as string | undefined;
+    let key = await read();
+    if (key === undefined) {
+      await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('cursorKey', $1::text) ON CONFLICT (key) DO NOTHING`, [newCursorKey(this.#settings.idSeed)]);
+      key = (await read())!;
+    }
+    return Buffer.from(key, 'base64');
   }
 
   /** Every unique index of the store's tables, as fields (for DUPLICATE_KEY and for replace). */
@@ -332,17 +394,29 @@ export class PostgresBackend implements Backend {
 
   // ---- running ---------------------------------------------------------------------------------------------
 
+  /** A client of the pool, listened to for a dropped connection; a database out of reach answers UNAVAILABLE. */
+  async #connect(): Promise<PgClientLike> {
+    let client: PgClientLike;
+    try {
+      client = await this.#pool.connect();
+    } catch (e) {
+      throw requestErrorOf(e) ?? e;
+    }
+    watch(client);
+    return client;
+  }
+
   async #client<T>(fn: (s: Session) => Promise<T>, head = false): Promise<T> {
     // After the head reads of watches started before this request: its events then come after their start.
     if (!head && this.#heads.size) await Promise.allSettled(this.#heads);
-    const client = await this.#pool.connect();
+    const client = await this.#connect();
     let broken: Error | undefined;
     try {
       return await fn(new Session(client));
     } catch (e) {
       // An error without an SQLSTATE (a dropped connection) leaves the client unusable: it is destroyed, not pooled.
-      if (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided)) broken = e as Error;
-      throw e;
+      if (connectionLost(e) || (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided))) broken = e as Error;
+      throw requestErrorOf(e) ?? e;
     } finally {
       client.release(broken);
     }
@@ -932,13 +1006,13 @@ export class PostgresBackend implements Backend {
     const open = () =>
       (opened ??= (async () => {
         if (this.#heads.size) await Promise.allSettled(this.#heads);
-        const client = await this.#pool.connect();
+        const client = await this.#connect();
         const s = new Session(client);
         try {
           await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`);
         } catch (e) {
           client.release(e as Error);
-          throw e;
+          throw requestErrorOf(e) ?? e;
         }
         return { client, s };
       })());
@@ -951,7 +1025,7 @@ export class PostgresBackend implements Backend {
         client.release();
       } catch (e) {
         client.release(e as Error);
-        throw e;
+        throw requestErrorOf(e) ?? e;
       }
     };
     return {
@@ -1025,22 +1099,38 @@ export class PostgresBackend implements Backend {
 
   /** LISTENs for change events on a connection of its own (once); without one, watches still see this store's commits. */
   #listen(): Promise<PgClientLike | null> {
-    this.#listener ??= (async () => {
+    if (this.#listener) return this.#listener;
+    // Which LISTEN connection a callback belongs to: one dropped after a newer one was made must not unset that.
+    let listener: Promise<PgClientLike | null> | undefined;
+    listener = this.#listener = (async () => {
+      let client: PgClientLike | undefined;
       try {
-        const client = await this.#pool.connect();
+        client = await this.#pool.connect();
         (client as unknown as { on(event: 'notification', f: () => void): void }).on('notification', () => this.#notified++);
-        (client as unknown as { on(event: 'error', f: () => void): void }).on('error', () => undefined);
+        // A dropped LISTEN connection is let go: the next watch LISTENs again on a new one.
+        (client as unknown as { on(event: 'error', f: (e: Error) => void): void }).on('error', (e) => {
+          if (this.#listener !== listener) return;
+          this.#listener = undefined;
+          client!.release(e);
+        });
         await client.query(`LISTEN ${CHANGES_CHANNEL}`);
         return client;
-      } catch {
+      } catch (e) {
+        // Out of reach for now: the next watch tries again.
+        if (this.#listener === listener) {
+          this.#listener = undefined;
+          client?.release(e as Error);
+        }
         return null;
       }
     })();
-    return this.#listener;
+    return listener;
   }
 
   async close(): Promise<void> {
-    const listener = await this.#listener;
+    const pending = this.#listener;
+    this.#listener = undefined;
+    const listener = await pending;
     if (listener) listener.release(new Error('closed'));
     if (this.#options.ownsPool) await this.#pool.end();
   }

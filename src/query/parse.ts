@@ -21,6 +21,8 @@ export interface ParseContext {
   strict: boolean;
   /** Prefix for error paths: 'query' or 'options'. */
   where?: string;
+  /** The key that signs the store's cursors (Backend.cursorKey); without one, a cursor is refused. */
+  cursorKey?: Uint8Array;
 }
 
 /** Undefined is not a value: JSON drops it, so `{ pwi: undefined }` would silently match everything. */
@@ -357,7 +359,7 @@ export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): 
   let after = null;
   if (continues) {
     if (opts!.skip > 0) throw requestError('INVALID_REQUEST', 'options.cursor: a cursor continues where the last page ended; it takes no skip', { field: 'options.cursor' });
-    after = decodeCursor(o.cursor, shape);
+    after = decodeCursor(o.cursor, shape, ctx.cursorKey);
   }
   return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, ...opts!, after, shape });
 }

@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore } from '../dynamic.js';
-import { DataStoreError, fail, internalFailure, type Envelope, type ErrorCode } from '../envelope.js';
+import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
 import type { PoolOptions, PoolStats } from './pool.js';
@@ -38,9 +38,6 @@ export interface Job {
 }
 
 const POOL_OPTIONS = ['readers', 'maxQueryMs', 'maxQueued', 'maxParked', 'workerScript'];
-
-// A cast until ERROR_CODES (src/envelope.ts) lists TIMEOUT.
-const TIMEOUT = 'TIMEOUT' as ErrorCode;
 
 export class Scheduler implements Puller<Job> {
   readonly settings: Settings;
@@ -134,7 +131,7 @@ export class Scheduler implements Puller<Job> {
     // Bounded per lane: a flood of scans never gets a pinpoint query or a write refused.
     const queued = this.#queues[lane].length;
     if (queued >= this.#maxQueued) {
-      this.#settle(job, fail([{ code: TIMEOUT, message: `the store is busy: ${queued} requests are waiting for a worker (maxQueued); try again later` }]));
+      this.#settle(job, fail([{ code: 'TIMEOUT', message: `the store is busy: ${queued} requests are waiting for a worker (maxQueued); try again later` }]));
       return { job: undefined, head };
     }
     if (this.#maxQueryMs !== Infinity) {
@@ -238,7 +235,7 @@ export class Scheduler implements Puller<Job> {
       why === 'timeout'
         ? `the request took longer than maxQueryMs (${this.#maxQueryMs} ms) and was stopped${tail}`
         : `the request was cancelled by its caller and stopped${tail}`;
-    return fail([{ code: TIMEOUT, message }]);
+    return fail([{ code: 'TIMEOUT', message }]);
   }
 
   /** Whether a query pinpoints rows: an equality (or an `in` of at most 100 values) on a field that leads an index. */

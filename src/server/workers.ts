@@ -51,7 +51,9 @@ export interface WorkerEvents<J> {
 
 /** Where the worker script is: dist/server-worker.js, beside the chunk of dist/ that holds this code (every entry shares it). */
 export function defaultWorkerScript(): URL {
-  const here = typeof __filename === 'string' ? pathToFileURL(__filename).href : import.meta.url;
+  // import.meta first: an ES module can see a global __filename that is not its own (`node -e` defines one); the CJS
+  // build has import.meta.url shimmed (tsup.config.ts), and its own __filename besides.
+  const here = (import.meta as { url?: string }).url ?? pathToFileURL(__filename).href;
   return new URL(here.endsWith('.mjs') ? './server-worker.mjs' : './server-worker.js', here);
 }
 

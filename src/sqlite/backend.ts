@@ -11,7 +11,7 @@ import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type Co
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
-import { collidingKey, ensureSchema } from './schema.js';
+import { collidingKey, cursorKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
@@ -83,6 +83,8 @@ export class SqliteBackend implements Backend {
   #journals = false;
   /** True for stores in memory (the ones `restore` may replace). */
   readonly memory: boolean;
+  /** See Backend.cursorKey; a restored snapshot brings its own. */
+  cursorKey: Uint8Array;
 
   /**
    * Opens a file (WAL, created if missing), memory, or an in-memory copy of a snapshot, and brings its schema up to date.
@@ -109,6 +111,11 @@ export class SqliteBackend implements Backend {
       );
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
+      // After the empty image is kept: each in-memory store gets a key of its own.
+      this.cursorKey = this.#busyRetry(
+        () => cursorKey(db, settings.idSeed),
+        () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's cursor key was being made; nothing was changed: open it again`),
+      );
     } catch (e) {
       db.close();
       throw e;
@@ -561,6 +568,7 @@ export class SqliteBackend implements Backend {
     this.#statements = new StatementCache(db);
     this.#tx = db.transaction((fn: () => unknown) => fn());
     this.#journals = journals(db);
+    this.cursorKey = cursorKey(db, this.#settings.idSeed);
   }
 
   close(): void {

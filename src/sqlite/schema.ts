@@ -1,5 +1,6 @@
 /** The schema of a store in SQLite: documents tables, expression indexes, R*Trees and their triggers, created or migrated on open. */
 import { createHash } from 'node:crypto';
+import { newCursorKey } from '../query/cursor.js';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { fieldExpr } from './dialect.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
@@ -104,6 +105,21 @@ function schemaPlan(catalogue: Catalogue, opts: SchemaOptions): SchemaPlan {
 
 function meta(db: Db, key: string): string | undefined {
   return db.prepare(`SELECT value FROM cd_meta WHERE key = ?`).pluck().get(key) as string | undefined;
+}
+
+/**
+ * The key that signs the store's cursors (src/query/cursor.ts): random, made by the first open of the database and
+ * kept in cd_meta, so every connection, thread and process of the file signs alike and cursors outlive a restart.
+ * Making it is one small write, once per database.
+ */
+export function cursorKey(db: Db, seed: number | undefined): Buffer {
+  let key = meta(db, 'cursorKey');
+  if (key === undefined) {
+    // Two openers at once: the first one's key is kept, and both read it back.
+    db.prepare(`INSERT INTO cd_meta (key, value) VALUES ('cursorKey', ?) ON CONFLICT (key) DO NOTHING`).run(newCursorKey(seed));
+    key = meta(db, 'cursorKey')!;
+  }
+  return Buffer.from(key, 'base64');
 }
 
 /**

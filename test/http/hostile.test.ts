@@ -87,6 +87,27 @@ describe('hostile input over HTTP', () => {
     await expectRefused(res);
   });
 
+  it('refuses a body nested past the depth bound before parsing it, naming the bound', async () => {
+    // Well-formed JSON nested 400,000 levels: JSON.parse alone would spend time and memory growing with it.
+    for (const body of [`${'['.repeat(400_000)}${']'.repeat(400_000)}`, `{"type":"Well","data":[{"pwi":"H","extra":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}]}`]) {
+      const res = await fetch(`${origin}/api/data`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      expect(res.status).toBe(400);
+      const env = await res.json();
+      expect(env.errors[0].code).toBe('INVALID_REQUEST');
+      expect(env.message).toMatch(/^request body: nested deeper than 68 levels; documents and values nest at most 64 \(LIMITS\.depth\)$/);
+    }
+    expect(JSON.stringify((await store.query('Well', {})).data)).toBe(before);
+  });
+
+  it('brackets inside strings do not count toward the depth bound, and the deepest valid document goes in', async () => {
+    let extra: unknown = 1;
+    for (let i = 0; i < 64; i++) extra = { a: extra };
+    const docs = [{ pwi: 'deepest', extra, name: '[[[['.repeat(100) }];
+    const res = await fetch(`${origin}/api/v1/data`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ request: 'insert', type: 'Well', body: docs }) });
+    expect((await res.json()).insertedIds).toHaveLength(1);
+    await store.delete('Well', { pwi: 'deepest' });
+  });
+
   it('answers a request-target that is not a URL with an envelope, not a crash', async () => {
     const { connect } = await import('node:net');
     const { port } = new URL(origin);

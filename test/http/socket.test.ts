@@ -11,8 +11,8 @@ let port: number;
 const store = DataStore.open();
 
 beforeAll(async () => {
-  // Node checks request timeouts every connectionsCheckingInterval (30 s by default): short here, so the test is quick.
-  server = configureServer(createServer({ connectionsCheckingInterval: 200 }, createNodeHandler(store, { authenticate: bearerAuth({ secret: 'alice' }) })), {
+  // Node's own check interval (30 s) is left as it is: configureServer must make the timeouts fire when set.
+  server = configureServer(createServer(createNodeHandler(store, { authenticate: bearerAuth({ secret: 'alice' }) })), {
     requestTimeoutMs: 2_000,
     headersTimeoutMs: 1_000,
   });
@@ -73,6 +73,17 @@ describe('the server socket', () => {
     const r = await raw('POST /api/data/query HTTP/1.1\r\nhost: x\r\nauthorization: Bearer sec', 8_000);
     expect(r.text).toMatch(/^HTTP\/1\.1 408 /);
     expect(bodyOf(r.text).errors[0]!.code).toBe('INVALID_REQUEST');
+  });
+
+  it('closes a slowloris connection within its headersTimeout, well before Node\'s 30 s check interval', async () => {
+    // Tolerance: the headers timeout (1 s) plus one check interval (100 ms) plus scheduling; Node alone takes up to 30 s.
+    const started = Date.now();
+    const r = await raw('GET /api/data/types HTTP/1.1\r\nhost: x\r\nx-slow: a', 10_000);
+    const elapsed = Date.now() - started;
+    expect(r.closed).toBe(true);
+    expect(r.text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(elapsed).toBeGreaterThanOrEqual(900);
+    expect(elapsed).toBeLessThan(4_000);
   });
 
   it('after a 401 closes the connection without reading the body', async () => {
