@@ -54,10 +54,11 @@ describe('a file store that cannot grow', () => {
 });
 
 describe('PostgreSQL errors', () => {
-  it('disk_full (53100) is STORE_FULL; out_of_memory (53200) and others stay unexpected', () => {
+  it('disk_full (53100) is STORE_FULL, a lost connection UNAVAILABLE; out_of_memory (53200) and others stay unexpected', () => {
     expect(pgRequestErrorOf(Object.assign(new Error('could not extend file'), { code: '53100' }))?.errors).toEqual([FULL]);
     expect(pgRequestErrorOf(Object.assign(new Error('out of memory'), { code: '53200' }))).toBeUndefined();
-    expect(pgRequestErrorOf(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }))).toBeUndefined();
+    expect(pgRequestErrorOf(Object.assign(new Error('connection reset'), { code: 'ECONNRESET' }))?.errors[0]?.code).toBe('UNAVAILABLE');
+    expect(pgRequestErrorOf(Object.assign(new Error('syntax error'), { code: '42601' }))).toBeUndefined();
     expect(pgRequestErrorOf(Object.assign(new Error('regex too complex'), { code: '2201B' }))?.errors[0]?.code).toBe('INVALID_QUERY');
   });
 });

@@ -296,7 +296,7 @@ describe('the packed package', () => {
         console.log(JSON.stringify(counts));
       })();
     `;
-    const child = run(process.execPath, ['-e', script], { allowFailure: true });
+    const child = run(process.execPath, ['-e', script], { cwd: installed, allowFailure: true });
     expect(child.stderr, 'child stderr').toBe('');
     expect(JSON.parse(child.stdout)).toEqual([1, 1]);
   });
