@@ -84,8 +84,9 @@ export function packRtree(db: Db, table: string, added: Entries): void {
     db.exec(`DELETE FROM ${shadow('rowid')}; DELETE FROM ${shadow('parent')}; DELETE FROM ${shadow('node')} WHERE nodeno <> 1`);
     const putNode = db.prepare(`INSERT INTO ${shadow('node')} (nodeno, data) VALUES (?, ?)`);
     const putRoot = db.prepare(`UPDATE ${shadow('node')} SET data = ? WHERE nodeno = 1`);
-    const putParent = db.prepare(`INSERT INTO ${shadow('parent')} (nodeno, parentnode) VALUES (?, ?)`);
+    const putParents = pairs(db, shadow('parent'), 'nodeno, parentnode');
     const blob = Buffer.alloc(nodeSize);
+    const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
     for (let d = levels.length - 1; d >= 0; d--) {
       const level = levels[d]!;
       const below = d > 0 ? levels[d - 1]!.boxes : all.boxes;
@@ -94,27 +95,50 @@ export function packRtree(db: Db, table: string, added: Entries): void {
         const nodeno = numbers[d]![k]!;
         blob.fill(0);
         // Only the root's depth is read; the others stay 0 as the module writes them.
-        if (nodeno === 1) blob.writeUInt16BE(levels.length - 1, 0);
-        blob.writeUInt16BE(children.length, 2);
+        if (nodeno === 1) view.setUint16(0, levels.length - 1);
+        view.setUint16(2, children.length);
         for (let c = 0; c < children.length; c++) {
           const i = children[c]!;
           const id = d > 0 ? numbers[d - 1]![i]! : all.ids[i]!;
           const at = 4 + c * CELL;
-          blob.writeInt32BE(Math.floor(id / 2 ** 32), at);
-          blob.writeUInt32BE(id >>> 0, at + 4);
-          for (let j = 0; j < 4; j++) blob.writeFloatBE(below[i * 4 + j]!, at + 8 + j * 4);
-          if (d > 0) putParent.run(numbers[d - 1]![i]!, nodeno);
+          view.setInt32(at, Math.floor(id / 2 ** 32));
+          view.setUint32(at + 4, id >>> 0);
+          for (let j = 0; j < 4; j++) view.setFloat32(at + 8 + j * 4, below[i * 4 + j]!);
+          if (d > 0) putParents.add(numbers[d - 1]![i]!, nodeno);
           else leafOf[i] = nodeno;
         }
         if (nodeno === 1) putRoot.run(blob);
         else putNode.run(nodeno, blob);
       }
     }
-    const putRowid = db.prepare(`INSERT INTO ${shadow('rowid')} (rowid, nodeno) VALUES (?, ?)`);
-    for (let i = 0; i < n; i++) putRowid.run(all.ids[i]!, leafOf[i]!);
+    putParents.flush();
+    const putRowids = pairs(db, shadow('rowid'), 'rowid, nodeno');
+    for (let i = 0; i < n; i++) putRowids.add(all.ids[i]!, leafOf[i]!);
+    putRowids.flush();
   } finally {
     db.unsafeMode(false);
   }
+}
+
+/** Rows of two integer columns inserted ROWS at a time: one call per row would cost more than SQLite's own work. */
+function pairs(db: Db, table: string, columns: string): { add(a: number, b: number): void; flush(): void } {
+  const ROWS = 500;
+  const sql = (rows: number) => `INSERT INTO ${table} (${columns}) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}`;
+  const full = db.prepare(sql(ROWS));
+  const params: number[] = [];
+  return {
+    add(a, b) {
+      params.push(a, b);
+      if (params.length === ROWS * 2) {
+        full.run(params);
+        params.length = 0;
+      }
+    },
+    flush() {
+      if (params.length) db.prepare(sql(params.length / 2)).run(params);
+      params.length = 0;
+    },
+  };
 }
 
 /** The tree's current entries (already floats) followed by `added`. */
@@ -140,17 +164,59 @@ function withCurrent(db: Db, table: string, added: Entries): Entries {
 function strGroups(boxes: Float32Array, count: number, capacity: number): Uint32Array[] {
   const order = new Uint32Array(count);
   for (let i = 0; i < count; i++) order[i] = i;
-  const cx = (i: number) => boxes[i * 4]! + boxes[i * 4 + 1]!;
-  const cy = (i: number) => boxes[i * 4 + 2]! + boxes[i * 4 + 3]!;
-  order.sort((a, b) => cx(a) - cx(b));
+  const keys = new Uint32Array(count);
+  const scratch = { keys: new Uint32Array(count), order: new Uint32Array(count) };
+  centreKeys(boxes, order, 0, keys);
+  radixSort(keys, order, scratch);
   const nodes = Math.ceil(count / capacity);
   const perSlice = Math.ceil(Math.sqrt(nodes)) * capacity;
   const groups: Uint32Array[] = [];
   for (let s = 0; s < count; s += perSlice) {
-    const slice = order.subarray(s, Math.min(s + perSlice, count)).sort((a, b) => cy(a) - cy(b));
+    const end = Math.min(s + perSlice, count);
+    const slice = order.subarray(s, end);
+    const sliceKeys = keys.subarray(s, end);
+    centreKeys(boxes, slice, 2, sliceKeys);
+    radixSort(sliceKeys, slice, scratch);
     for (let g = 0; g < slice.length; g += capacity) groups.push(slice.slice(g, g + capacity));
   }
   return groups;
+}
+
+const f32 = new Float32Array(1);
+const u32 = new Uint32Array(f32.buffer);
+
+/** For each box of `order`, the centre on one axis (0: x, 2: y) as a uint32 that sorts as the float does. */
+function centreKeys(boxes: Float32Array, order: Uint32Array, axis: 0 | 2, keys: Uint32Array): void {
+  for (let k = 0; k < order.length; k++) {
+    const i = order[k]!;
+    f32[0] = (boxes[i * 4 + axis]! + boxes[i * 4 + axis + 1]!) / 2;
+    const b = u32[0]!;
+    // Negative floats sort backwards by their bits: flip them all; positive ones go above them.
+    keys[k] = b & 0x80000000 ? ~b >>> 0 : (b | 0x80000000) >>> 0;
+  }
+}
+
+/** Sorts `order` by `keys` (both in place), stable, by 16 bits at a time: linear, where a comparator sort is not. */
+function radixSort(keys: Uint32Array, order: Uint32Array, scratch: { keys: Uint32Array; order: Uint32Array }): void {
+  const n = keys.length;
+  let srcK = keys;
+  let srcO = order;
+  let dstK = scratch.keys.subarray(0, n);
+  let dstO = scratch.order.subarray(0, n);
+  const counts = new Uint32Array(65_537);
+  for (const shift of [0, 16]) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[((srcK[i]! >>> shift) & 0xffff) + 1]!++;
+    for (let b = 1; b <= 65_536; b++) counts[b]! += counts[b - 1]!;
+    for (let i = 0; i < n; i++) {
+      const at = counts[(srcK[i]! >>> shift) & 0xffff]!++;
+      dstK[at] = srcK[i]!;
+      dstO[at] = srcO[i]!;
+    }
+    [srcK, dstK] = [dstK, srcK];
+    [srcO, dstO] = [dstO, srcO];
+  }
+  // Two passes: the sorted arrays are back in keys and order.
 }
 
 /** Writes the bounding box of `members` of `boxes` at position k of `out`. */
