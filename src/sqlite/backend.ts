@@ -496,6 +496,8 @@ export class SqliteBackend implements Backend {
     };
     return {
       insert: (info, docs) => this.#insertDocs(info, docs, bulk),
+      // 200k Wells in one atomic load: 14-16 s in batches of 5,000, 10.6 s written 200 at a time.
+      chunk: 256,
       commit: () => end(true),
       rollback: () => end(false),
     };
