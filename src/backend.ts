@@ -203,6 +203,11 @@ export interface Backend {
 export interface BulkWriter {
   /** Inserts stamped documents; collisions are reported (the caller decides to roll back). */
   insert(info: TypeInfo, docs: readonly StoredDoc[]): MaybePromise<InsertResult>;
+  /**
+   * Documents it takes best at a time, when that is fewer than the load's batch: an in-process writer pays nothing a
+   * call, while documents held for a larger batch outlive the young generation and cost full collections.
+   */
+  readonly chunk?: number;
   commit(): MaybePromise<void>;
   rollback(): MaybePromise<void>;
 }

@@ -561,8 +561,10 @@ export class DynamicStore {
       writer = atomic ? backend.bulk!() : undefined;
       let batch: StoredDoc[] = [];
       let positions: number[] = [];
-      const flush = async () => {
-        if (!batch.length && !found.length) return;
+      /** Documents accepted since the last batch report (an atomic load has written most of them already). */
+      let accepted = 0;
+      /** Writes the documents read so far; refusals wait in `found` for the batch's report. */
+      const write = async () => {
         const docs = batch;
         const at = positions;
         batch = [];
@@ -578,6 +580,11 @@ export class DynamicStore {
             found.push({ ...e, index: pos, message: e.message.replace(/^document \d+:/, `document ${pos}:`) });
           }
         }
+      };
+      const flush = async () => {
+        if (!accepted && !found.length) return;
+        accepted = 0;
+        await write();
         report(found);
         found = [];
         o.onBatch?.({ read, written: atomic ? 0 : written, refused });
@@ -599,10 +606,14 @@ export class DynamicStore {
         } else {
           batch.push(this.#stamp(r.doc, now, activityId, undefined, keepStamps));
           positions.push(read);
+          accepted++;
         }
         read++;
         if (stopOnError && refused) break;
-        if (batch.length >= batchSize) await flush();
+        if (accepted >= batchSize) await flush();
+        // One transaction holds the whole atomic load: the writer takes documents as they come (its chunk); the
+        // batch then paces only the reports.
+        else if (writer?.chunk && batch.length >= writer.chunk) await write();
         if (stopOnError && refused) break;
         // Atomic and already refused: once the answer's error list is full, reading on changes nothing.
         if (atomic && refused && errors.length + found.length >= maxErrors) break;

@@ -45,6 +45,26 @@ describe('load', () => {
     store.close();
   });
 
+  it('atomic: documents go into the transaction as they are read, not held for the batch; onBatch keeps the batch pace', async () => {
+    const store = DataStore.open();
+    const db = store.dynamic.database;
+    let inTable = -1;
+    async function* source() {
+      for (let i = 0; i < 3_000; i++) {
+        // The load's own connection reads its uncommitted writes: what the transaction holds so far.
+        if (i === 1_000) inTable = db.prepare(`SELECT count(*) FROM "docs_Well"`).pluck().get() as number;
+        yield { pwi: `W${i}` };
+      }
+    }
+    const batches: number[] = [];
+    const r = await store.load('Well', source(), { batchSize: 1_024, atomic: true, onBatch: (p) => batches.push(p.read) });
+    expect(r).toMatchObject({ success: true, count: 3_000 });
+    // Batches of 1,024 would hold the first thousand documents in memory until the 1,024th is read.
+    expect(inTable).toBeGreaterThanOrEqual(1_000 - 256);
+    expect(batches).toEqual([1_024, 2_048, 3_000]);
+    store.close();
+  });
+
   it('atomic: other requests of the store wait for the load and never see part of it', async () => {
     const store = DataStore.open();
     let release!: () => void;

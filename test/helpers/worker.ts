@@ -2,7 +2,8 @@
  * A child process that writes to (and reads from) a file store, for the crash and concurrency tests.
  * argv: file, mode ('writer' | 'reader'), tag, batches, batchSize.
  * The writer prints `ack <batch>` after each acknowledged request; the reader prints `bad <batch> <count>`
- * whenever it sees a request in part, and `done <reads> <errors>` at the end.
+ * whenever it sees a request in part, and `done <reads> <errors>` at the end. The bulk mode runs one atomic load of a
+ * source that never ends, printing `read <n>` every 10,000 documents, until it is killed.
  */
 import { DataStore } from '../../src/index.js';
 
@@ -72,5 +73,19 @@ async function journal() {
   process.stdout.write(`done ${batches} 0\n`);
 }
 
-await (mode === 'reader' ? reader() : mode === 'journal' ? journal() : writer());
+async function bulk() {
+  async function* endless() {
+    for (let i = 0; ; i++) {
+      if (i % 10_000 === 0) {
+        process.stdout.write(`read ${i}\n`);
+        // Lets the line out before the next stretch of synchronous writes.
+        await new Promise((r) => setImmediate(r));
+      }
+      yield { ...doc(0, i), pwi: `${tag}-bulk-${i}`, name: `bulk ${i} `.padEnd(400, '.') };
+    }
+  }
+  await store.load('Well', endless(), { atomic: true, batchSize: 10_000 });
+}
+
+await (mode === 'reader' ? reader() : mode === 'journal' ? journal() : mode === 'bulk' ? bulk() : writer());
 store.close();
