@@ -47,6 +47,15 @@ describe('compileSelect, as explain shows it', () => {
     expect(q.countParams).toEqual([3]);
   });
 
+  it('a count without conditions has no WHERE clause, so SQLite takes its fast count path', async () => {
+    const q = await store.dynamic.explain('Well', {}, { limit: 10 });
+    expect(q.countSql).toBe(`SELECT count(*) FROM ${T}`);
+    expect(q.countParams).toEqual([]);
+    // SQLite's plan of the count: the smallest index, read whole (no per-row test of a WHERE term).
+    const plan = (store.dynamic.database.prepare(`EXPLAIN ${q.countSql}`).all() as { opcode: string }[]).map((r) => r.opcode);
+    expect(plan).toContain('Count');
+  });
+
   it('null on a typed field is IS NULL; ne is NULL-safe IS NOT; booleans bind as 1/0', async () => {
     expect((await store.dynamic.explain('Well', { fracStages: null })).sql).toContain(`${x('fracStages')} IS NULL`);
     const ne = await store.dynamic.explain('Well', { basinName: { ne: 'Bakken' }, isVirtual: true });

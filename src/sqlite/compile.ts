@@ -188,7 +188,9 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
   }
   const limit = paged ? sql` LIMIT ${bound(keyed ? plan.limit + 1 : -1)} OFFSET ${bound(plan.skip)}` : '';
   const page = toSqlite(sql`SELECT ${columns} FROM ${from} WHERE ${filter} ${compileOrder(plan.sort)}${limit}`);
-  const count = toSqlite(sql`SELECT count(*) FROM ${table} WHERE ${where}`);
+  // Without a WHERE clause SQLite counts from the table's smallest index (its fast count path): `WHERE 1` keeps it
+  // off that path (0.81 ms against 0.015 ms a count at 100k Wells).
+  const count = toSqlite(plan.conditions.length ? sql`SELECT count(*) FROM ${table} WHERE ${where}` : `SELECT count(*) FROM ${table}`);
   return { sql: page.sql, params: page.params, countSql: count.sql, countParams: count.params, paged, keyed, onePass };
 }
 
