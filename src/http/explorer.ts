@@ -80,7 +80,13 @@ export function createExplorer(options: { path: string; basePath: string; dir?: 
     return { status: 200, headers: { ...common, 'content-type': type }, envelope: envelope(), body: once(method === 'HEAD' ? '' : text) };
   }
 
-  return { owns: (path: string) => fileOf(path) !== undefined, answer };
+  /** The page and its files only: mounted at the root, the explorer must leave every other path to the host (next()). */
+  function owns(path: string): boolean {
+    const name = fileOf(path);
+    return name === '' || (name !== undefined && Object.hasOwn(ASSETS, name));
+  }
+
+  return { owns, answer };
 }
 
 async function* once(text: string): AsyncGenerator<string> {

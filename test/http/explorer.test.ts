@@ -85,6 +85,10 @@ describe('explorer option', () => {
     let passed = 0;
     handler({ url: '/health', method: 'GET', headers: {} } as never, {} as never, () => passed++);
     expect(passed).toBe(1);
+    // Mounted at the root it still serves only the page and its files: the host's other routes stay the host's.
+    const atRoot = createNodeHandler(store, { explorer: { path: '/', dir: join(dir, 'built') } });
+    for (const url of ['/health', '/users/7', '/secret.txt']) atRoot({ url, method: 'GET', headers: {} } as never, {} as never, () => passed++);
+    expect(passed).toBe(4);
   });
 
   it('refuses an explorer option that is not a path', () => {
