@@ -410,8 +410,8 @@ interface Operation {
   content?: Record<string, JsonSchema>;
 }
 
-const READ: ErrorCode[] = ['INVALID_REQUEST', 'UNKNOWN_TYPE', 'UNKNOWN_FIELD', 'INVALID_QUERY', 'TIMEOUT'];
-const WRITE: ErrorCode[] = [...READ, 'VALIDATION', 'DUPLICATE_KEY', 'ILLEGAL_OPERATION'];
+const READ: ErrorCode[] = ['INVALID_REQUEST', 'UNKNOWN_TYPE', 'UNKNOWN_FIELD', 'INVALID_QUERY', 'INVALID_CURSOR', 'TIMEOUT', 'UNAVAILABLE'];
+const WRITE: ErrorCode[] = [...READ.filter((c) => c !== 'INVALID_CURSOR'), 'VALIDATION', 'DUPLICATE_KEY', 'ILLEGAL_OPERATION', 'STORE_FULL'];
 const anyDoc = { ...OBJECT, description: 'A document of `type`.' };
 
 /** One entry per route and method of the routing core: a route the table lacks does not compile. */
@@ -504,7 +504,8 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The body is larger than the adapter accepts; the connection is closed.',
   415: 'The body is not application/json (utf-8).',
   500: 'Unexpected: the message says only `internal error` and carries a `requestId`.',
-  503: 'A pooled store stopped the request (ran past its time bound, or too many waiting); a stopped write wrote nothing.',
+  503: 'Retry later: a pooled store stopped the request (ran past its time bound, or too many waiting; a stopped write wrote nothing), or the connection to PostgreSQL was lost.',
+  507: 'The database is full (no room left on its disk, or at its size limit); nothing was written.',
 };
 
 function responses(op: Operation, options: OpenApiOptions): Record<string, JsonSchema> {

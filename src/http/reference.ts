@@ -27,7 +27,12 @@ async function hasFeed(store: StoreLike): Promise<boolean> {
 
 /** The document (its JSON text, and its pages by link as they are rendered), generated once per feed state. */
 async function described(store: StoreLike, site: Site): Promise<Described | Envelope<unknown>> {
-  const feed = await hasFeed(store);
+  const asked = (site.feed ??= hasFeed(store));
+  // A check that failed (the store busy, a lost connection) is asked again next time.
+  asked.catch(() => {
+    if (site.feed === asked) site.feed = undefined;
+  });
+  const feed = await asked;
   const known = site.described.get(feed);
   if (known) return known;
   const catalogue = await catalogueOf(store);

@@ -29,6 +29,8 @@ export interface Site {
   authScheme?: string;
   /** The generated description, by whether the store keeps a change feed: the catalogue never changes. */
   described: Map<boolean, Described>;
+  /** Whether the store keeps a change feed, asked once: a feed is turned on when a store opens, not while it serves. */
+  feed?: Promise<boolean>;
 }
 
 /** The OpenAPI document's JSON text, and its reference pages by the link to it they carry. */

@@ -110,7 +110,7 @@ describe('GET /api/openapi.json', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(['/data', '/data/query', '/data/schema', '/data/types', '/docs', '/openapi.json', '/v1/data']);
     expect(Object.keys(doc.paths['/data'])).toEqual(['post', 'put', 'patch', 'delete']);
     expect(Object.keys(doc.paths['/data/schema'])).toEqual(['get', 'post']);
-    expect(Object.keys(doc.paths['/data'].post.responses)).toEqual(['200', '400', '409', '413', '415', '500', '503']);
+    expect(Object.keys(doc.paths['/data'].post.responses)).toEqual(['200', '400', '409', '413', '415', '500', '503', '507']);
     expect(Object.keys(doc.paths['/data/types'].get.responses)).toEqual(['200', '500']);
     expect(doc.paths['/data'].post.responses['409'].description).toContain('DUPLICATE_KEY');
     expect(doc.components.schemas['api.ErrorCode'].enum).toEqual([...ERROR_CODES]);
