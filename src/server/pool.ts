@@ -2,9 +2,10 @@
  * A pooled store over one database file, for servers: no request runs on the caller's thread.
  *
  * - Reads run in worker threads, each with a `DynamicStore` on its own connection (WAL lets readers run beside the
- *   writer). Queries that pinpoint rows (an equality or a short `in` on an indexed field, what compileSelect calls
- *   a pinpoint) have a lane of their own, one worker that runs nothing else, so a flood of scans never queues them;
- *   general workers run everything else, and pinpoint queries too when they are idle.
+ *   writer). Cheap queries (an equality or `in` on an indexed field estimated to find at most FAST_ROWS rows, from
+ *   the file's statistics or a bounded walk of the index: scheduler.ts `#cheap`) have a lane of their own, one
+ *   worker that runs nothing else, so a flood of scans never queues them; general workers run everything else, and
+ *   cheap queries too when they are idle.
  * - Writes run in one writer thread: they stay serialised and atomic, and a wait for another process's lock blocks
  *   that thread only.
  * - Every request may have a deadline (`maxQueryMs`) and an AbortSignal. Past either, its work stops: a queued
@@ -12,7 +13,7 @@
  *   its connection), a query waiting for its consumer is closed; the request answers TIMEOUT.
  * - A query's answer leaves the worker as slices of its JSON text (1,000 documents or ~1 MB), the next one only
  *   when the consumer asks (`queryStream`), so a slow reader holds one slice. A worker held that way by a slow
- *   reader is replaced in its lane after a moment.
+ *   reader is replaced in its lane after a moment (up to `maxParked`), and the answer is cut past `maxParkMs`.
  * - A worker that dies answers its request INTERNAL and is replaced.
  *
  * This file is the pool's face; scheduler.ts queues and stops requests, workers.ts keeps the threads, stream.ts
@@ -43,6 +44,11 @@ export interface PoolOptions<C extends CatalogueShape = BuiltinCatalogue> extend
   maxQueued?: number;
   /** Extra reader threads started to replace workers held by slow readers of streamed answers (default 16). */
   maxParked?: number;
+  /**
+   * Longest a streamed answer may wait for its consumer to ask for the next slice, in ms (default 30,000): past it
+   * the answer is cut (the next pull throws TIMEOUT) and its worker freed, so a client that does not read holds none.
+   */
+  maxParkMs?: number;
   /** The worker script: dist/server-worker.js beside the bundle by default; tests pass a bundle of src/server/worker.ts. */
   workerScript?: string | URL;
 }
@@ -57,10 +63,13 @@ export interface PoolStats {
   /** Live workers by lane; `busy` run a request, `parked` wait for their consumer, `stopping` are exiting. */
   workers: { fast: number; general: number; writer: number; busy: number; parked: number; stopping: number };
   queued: number;
+  /** Requests sent to each lane since the pool opened: `fast` only those estimated cheap (see FAST_ROWS). */
+  routed: { fast: number; general: number; write: number };
   /** Workers terminated because their request was stopped (deadline, abort, cancel). */
   stopped: number;
   /** Workers that died on their own. */
   crashed: number;
+  /** Requests stopped past maxQueryMs, or answers cut past maxParkMs. */
   timeouts: number;
   aborts: number;
 }
