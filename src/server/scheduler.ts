@@ -279,7 +279,7 @@ export class Scheduler implements Puller<Job> {
       if (values === 0) continue;
       // A unique key of one field finds one row per value; any other index is estimated from the file.
       const unique = this.settings.uniqueKeys[info.name]?.some((k) => k.length === 1 && k[0] === field);
-      const perKey = unique ? 1 : this.#keyEstimates().rowsPerKey(info.name, field);
+      const perKey = unique ? 1 : this.#keyEstimates().rowsPerKey(info.name, field, this.settings.softDelete.includes(info.name));
       if (values * perKey <= FAST_ROWS) return true;
     }
     return false;

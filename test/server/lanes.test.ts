@@ -9,7 +9,7 @@ import { DataStoreError } from '../../src/envelope.js';
 import { createPool, type PooledStore } from '../../src/server/pool.js';
 import { FAST_ROWS } from '../../src/server/scheduler.js';
 import { openDatabase } from '../../src/sqlite/connection.js';
-import { KeyEstimates } from '../../src/sqlite/estimate.js';
+import { KeyEstimates, sampleSql } from '../../src/sqlite/estimate.js';
 import { tempDir } from '../helpers/store.js';
 import { removeBundles, until, workerScript } from './helpers.js';
 
@@ -78,6 +78,22 @@ describe('the fast lane takes cheap queries only', () => {
     } finally {
       db.exec('DROP TABLE IF EXISTS sqlite_stat1');
       db.close();
+    }
+  });
+
+  it('the walk reads the index in order and stops, with soft delete too (its unique keys are partial indexes of live documents)', () => {
+    const soft = dir.file('soft.db');
+    DynamicStore.open(soft, { softDelete: ['DailyProduction'] }).close();
+    for (const [path, live] of [[file, false], [soft, true]] as const) {
+      const db = openDatabase(path, 1000, 0);
+      try {
+        const plan = db.prepare(`EXPLAIN QUERY PLAN ${sampleSql('DailyProduction', 'pwi', live)}`).all() as { detail: string }[];
+        const details = plan.map((r) => r.detail).join(' | ');
+        expect(details).toMatch(/SCAN docs_DailyProduction USING (COVERING )?INDEX/);
+        expect(details).not.toMatch(/FOR ORDER BY/);
+      } finally {
+        db.close();
+      }
     }
   });
 });
