@@ -8,8 +8,10 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
+import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore } from '../dynamic.js';
 import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
+import { LIMITS } from '../limits.js';
 import { parseQuery } from '../query/parse.js';
 import { openDatabase, type Db } from '../sqlite/connection.js';
 import { KeyEstimates } from '../sqlite/estimate.js';
@@ -261,10 +263,13 @@ export class Scheduler implements Puller<Job> {
    * estimated matches (values × rows per key, KeyEstimates) are at most FAST_ROWS. A query that does not parse is not.
    */
   #cheap(type: unknown, query: unknown): boolean {
-    if (typeof type !== 'string') return false;
+    if (typeof type !== 'string' || type.length > LIMITS.nameLength) return false;
     const info = this.settings.catalogue.resolve(type);
     const keyed = info && this.settings.keyed.get(info.name);
     if (!info || !keyed) return false;
+    // On the event loop: a hostile query of a million keys is refused by its worker, not listed here.
+    let keys = 0;
+    if (isPlainObject(query)) for (const _ in query) if (++keys > LIMITS.conditions) return false;
     let conditions;
     try {
       conditions = parseQuery({ type: info, strict: this.settings.strict }, query ?? {}).conditions;
