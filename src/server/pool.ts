@@ -33,14 +33,14 @@ export type { QueryStream } from './stream.js';
 type AnyDoc = Record<string, unknown>;
 
 export interface PoolOptions<C extends CatalogueShape = BuiltinCatalogue> extends OpenOptions<C> {
-  /** Worker threads for general reads (default `os.availableParallelism()`); one more serves pinpoint queries. */
+  /** Worker threads for general reads (default `os.availableParallelism()`); one more serves cheap queries (see FAST_ROWS). */
   readers?: number;
   /**
    * Longest a request may take in ms, from the call to its last chunk: queueing, and a streamed answer's reading,
    * included (default: no limit). Past it the work stops and it answers TIMEOUT.
    */
   maxQueryMs?: number;
-  /** Requests waiting for a worker, per lane (pinpoint reads, other reads, writes), beyond which a new one answers TIMEOUT at once (default: no limit). */
+  /** Requests waiting for a worker, per lane (cheap reads, other reads, writes), beyond which a new one answers TIMEOUT at once (default: no limit). */
   maxQueued?: number;
   /** Extra reader threads started to replace workers held by slow readers of streamed answers (default 16). */
   maxParked?: number;
@@ -245,7 +245,7 @@ export class PooledStore {
 
 /**
  * Opens a pooled store over a database file (created if missing): reads in `readers` worker threads plus one for
- * pinpoint queries, writes in one writer thread, each request bounded by `maxQueryMs`. Resolves once every worker
+ * cheap queries, writes in one writer thread, each request bounded by `maxQueryMs`. Resolves once every worker
  * has opened the file; rejects as `DataStore.open` would (NotAStoreError for a file that is not a store).
  * @example
  * const store = await createPool('wells.db', { readers: 2, maxQueryMs: 30_000 });

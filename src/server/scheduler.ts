@@ -1,6 +1,6 @@
 /**
- * The pool's scheduler: requests queue per lane (pinpoint reads, other reads, writes), run on a free worker of their
- * lane (general readers also take pinpoint reads when idle), and are stopped past their deadline or on abort: a
+ * The pool's scheduler: requests queue per lane (cheap reads, other reads, writes), run on a free worker of their
+ * lane (general readers also take cheap reads when idle), and are stopped past their deadline or on abort: a
  * queued one dropped, a running one's worker terminated and replaced, a parked one closed. It keeps the lanes
  * staffed (workers.ts keeps the threads) and answers every request exactly once.
  */
@@ -144,7 +144,7 @@ export class Scheduler implements Puller<Job> {
       this.#settle(job, this.#cancelled(job, 'aborted'));
       return { job: undefined, head };
     }
-    // Bounded per lane: a flood of scans never gets a pinpoint query or a write refused.
+    // Bounded per lane: a flood of scans never gets a cheap query or a write refused.
     const queued = this.#queues[lane].length;
     if (queued >= this.#maxQueued) {
       this.#settle(job, fail([{ code: 'TIMEOUT', message: `the store is busy: ${queued} requests are waiting for a worker (maxQueued); try again later` }]));
