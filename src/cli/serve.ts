@@ -19,7 +19,7 @@ export interface ServeOptions {
   /** Path of a JSON file `{ appId: secret, … }`; enables HTTP Basic auth. */
   basicAuthFile?: string;
   /**
-   * SQLite: worker threads that serve reads (default: the CPU count); one more serves pinpoint queries, one more
+   * SQLite: worker threads that serve reads (default: the CPU count); one more serves cheap queries, one more
    * writes. 0 serves every request on the main thread, without isolation or time bound (the single-thread server,
    * kept for comparison and for debugging).
    */

@@ -2,9 +2,10 @@
  * A pooled store over one database file, for servers: no request runs on the caller's thread.
  *
  * - Reads run in worker threads, each with a `DynamicStore` on its own connection (WAL lets readers run beside the
- *   writer). Queries that pinpoint rows (an equality or a short `in` on an indexed field, what compileSelect calls
- *   a pinpoint) have a lane of their own, one worker that runs nothing else, so a flood of scans never queues them;
- *   general workers run everything else, and pinpoint queries too when they are idle.
+ *   writer). Cheap queries (an equality or `in` on an indexed field estimated to find at most FAST_ROWS rows, from
+ *   the file's statistics or a bounded walk of the index: scheduler.ts `#cheap`) have a lane of their own, one
+ *   worker that runs nothing else, so a flood of scans never queues them; general workers run everything else, and
+ *   cheap queries too when they are idle.
  * - Writes run in one writer thread: they stay serialised and atomic, and a wait for another process's lock blocks
  *   that thread only.
  * - Every request may have a deadline (`maxQueryMs`) and an AbortSignal. Past either, its work stops: a queued
@@ -12,7 +13,7 @@
  *   its connection), a query waiting for its consumer is closed; the request answers TIMEOUT.
  * - A query's answer leaves the worker as slices of its JSON text (1,000 documents or ~1 MB), the next one only
  *   when the consumer asks (`queryStream`), so a slow reader holds one slice. A worker held that way by a slow
- *   reader is replaced in its lane after a moment.
+ *   reader is replaced in its lane after a moment (up to `maxParked`), and the answer is cut past `maxParkMs`.
  * - A worker that dies answers its request INTERNAL and is replaced.
  *
  * This file is the pool's face; scheduler.ts queues and stops requests, workers.ts keeps the threads, stream.ts
@@ -32,17 +33,22 @@ export type { QueryStream } from './stream.js';
 type AnyDoc = Record<string, unknown>;
 
 export interface PoolOptions<C extends CatalogueShape = BuiltinCatalogue> extends OpenOptions<C> {
-  /** Worker threads for general reads (default `os.availableParallelism()`); one more serves pinpoint queries. */
+  /** Worker threads for general reads (default `os.availableParallelism()`); one more serves cheap queries (see FAST_ROWS). */
   readers?: number;
   /**
    * Longest a request may take in ms, from the call to its last chunk: queueing, and a streamed answer's reading,
    * included (default: no limit). Past it the work stops and it answers TIMEOUT.
    */
   maxQueryMs?: number;
-  /** Requests waiting for a worker, per lane (pinpoint reads, other reads, writes), beyond which a new one answers TIMEOUT at once (default: no limit). */
+  /** Requests waiting for a worker, per lane (cheap reads, other reads, writes), beyond which a new one answers TIMEOUT at once (default: no limit). */
   maxQueued?: number;
   /** Extra reader threads started to replace workers held by slow readers of streamed answers (default 16). */
   maxParked?: number;
+  /**
+   * Longest a streamed answer may wait for its consumer to ask for the next slice, in ms (default 30,000): past it
+   * the answer is cut (the next pull throws TIMEOUT) and its worker freed, so a client that does not read holds none.
+   */
+  maxParkMs?: number;
   /** The worker script: dist/server-worker.js beside the bundle by default; tests pass a bundle of src/server/worker.ts. */
   workerScript?: string | URL;
 }
@@ -57,10 +63,13 @@ export interface PoolStats {
   /** Live workers by lane; `busy` run a request, `parked` wait for their consumer, `stopping` are exiting. */
   workers: { fast: number; general: number; writer: number; busy: number; parked: number; stopping: number };
   queued: number;
+  /** Requests sent to each lane since the pool opened: `fast` only those estimated cheap (see FAST_ROWS). */
+  routed: { fast: number; general: number; write: number };
   /** Workers terminated because their request was stopped (deadline, abort, cancel). */
   stopped: number;
   /** Workers that died on their own. */
   crashed: number;
+  /** Requests stopped past maxQueryMs, or answers cut past maxParkMs. */
   timeouts: number;
   aborts: number;
 }
@@ -236,7 +245,7 @@ export class PooledStore {
 
 /**
  * Opens a pooled store over a database file (created if missing): reads in `readers` worker threads plus one for
- * pinpoint queries, writes in one writer thread, each request bounded by `maxQueryMs`. Resolves once every worker
+ * cheap queries, writes in one writer thread, each request bounded by `maxQueryMs`. Resolves once every worker
  * has opened the file; rejects as `DataStore.open` would (NotAStoreError for a file that is not a store).
  * @example
  * const store = await createPool('wells.db', { readers: 2, maxQueryMs: 30_000 });

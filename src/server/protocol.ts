@@ -27,7 +27,7 @@ export interface WorkerConfig {
   clock: boolean;
   /**
    * A CPU priority (nice) the thread lowers itself to, or 0. General readers run at 10 on Linux, where it applies
-   * to the calling thread: scans then yield the CPU to the event loop and to pinpoint queries on a busy machine.
+   * to the calling thread: scans then yield the CPU to the event loop and to cheap queries on a busy machine.
    */
   nice: number;
   /** The writer's commit gate (see GATE), shared with the pool; absent for readers. */

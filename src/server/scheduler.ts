@@ -1,6 +1,6 @@
 /**
- * The pool's scheduler: requests queue per lane (pinpoint reads, other reads, writes), run on a free worker of their
- * lane (general readers also take pinpoint reads when idle), and are stopped past their deadline or on abort: a
+ * The pool's scheduler: requests queue per lane (cheap reads, other reads, writes), run on a free worker of their
+ * lane (general readers also take cheap reads when idle), and are stopped past their deadline or on abort: a
  * queued one dropped, a running one's worker terminated and replaced, a parked one closed. It keeps the lanes
  * staffed (workers.ts keeps the threads) and answers every request exactly once.
  */
@@ -12,6 +12,9 @@ import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore } from '../dynamic.js';
 import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
+import { parseQuery } from '../query/parse.js';
+import { openDatabase, type Db } from '../sqlite/connection.js';
+import { KeyEstimates } from '../sqlite/estimate.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
 import type { PoolOptions, PoolStats } from './pool.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
@@ -33,11 +36,16 @@ export interface Job {
   /** The failure the next pull rejects with, once no pull was waiting when it happened. */
   failed?: Envelope<never>;
   timer?: NodeJS.Timeout;
+  /** Cuts a parked answer whose consumer does not ask for more within maxParkMs. */
+  parkTimer?: NodeJS.Timeout;
   signal?: AbortSignal;
   onAbort?: () => void;
 }
 
-const POOL_OPTIONS = ['readers', 'maxQueryMs', 'maxQueued', 'maxParked', 'workerScript'];
+const POOL_OPTIONS = ['readers', 'maxQueryMs', 'maxQueued', 'maxParked', 'maxParkMs', 'workerScript'];
+
+/** Estimated rows at most which a query is cheap and takes the fast lane: one slice of an answer (BATCH_ROWS). */
+export const FAST_ROWS = 1000;
 
 export class Scheduler implements Puller<Job> {
   readonly settings: Settings;
@@ -50,6 +58,10 @@ export class Scheduler implements Puller<Job> {
   readonly #maxQueryMs: number;
   readonly #maxQueued: number;
   readonly #maxParked: number;
+  readonly #maxParkMs: number;
+  /** This thread's read connection, for the lanes' cost estimates; opened on the first query. */
+  #db: Db | undefined;
+  #estimates: KeyEstimates | undefined;
   readonly #queues: Record<Lane, Job[]> = { write: [], fast: [], general: [] };
   readonly #lanes: Record<Lane, { failures: number; retryAt: number; retryTimer?: NodeJS.Timeout }> = {
     write: { failures: 0, retryAt: 0 },
@@ -57,6 +69,7 @@ export class Scheduler implements Puller<Job> {
     general: { failures: 0, retryAt: 0 },
   };
   readonly #stats = { stopped: 0, crashed: 0, timeouts: 0, aborts: 0 };
+  readonly #routed: Record<Lane, number> = { write: 0, fast: 0, general: 0 };
   #started = false;
   #nextId = 1;
   closed = false;
@@ -69,11 +82,12 @@ export class Scheduler implements Puller<Job> {
     if (file === '' || file === ':memory:') throw new TypeError("createPool: a pool needs a database file (':memory:' would give every worker a database of its own)");
     if (options === null || typeof options !== 'object') throw new TypeError('createPool: options must be an object');
     this.settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'createPool', POOL_OPTIONS);
-    const { readers = availableParallelism(), maxQueryMs = Infinity, maxQueued = Infinity, maxParked = 16, workerScript, ...open } = options;
+    const { readers = availableParallelism(), maxQueryMs = Infinity, maxQueued = Infinity, maxParked = 16, maxParkMs = 30_000, workerScript, ...open } = options;
     if (!Number.isInteger(readers) || readers < 1) throw new RangeError('createPool: readers must be a positive integer');
     if (typeof maxQueryMs !== 'number' || !(maxQueryMs > 0)) throw new RangeError('createPool: maxQueryMs must be a positive number of ms');
     if (maxQueued !== Infinity && (!Number.isInteger(maxQueued) || maxQueued < 0)) throw new RangeError('createPool: maxQueued must be a non-negative integer');
     if (!Number.isInteger(maxParked) || maxParked < 0) throw new RangeError('createPool: maxParked must be a non-negative integer');
+    if (typeof maxParkMs !== 'number' || !(maxParkMs > 0)) throw new RangeError('createPool: maxParkMs must be a positive number of ms');
     if (typeof open.ids === 'function') throw new TypeError("createPool: ids must be an integer seed: a function cannot run in the pool's worker threads");
     const script = workerScript === undefined ? defaultWorkerScript() : workerScript instanceof URL ? workerScript : pathToFileURL(workerScript);
     if (script.protocol === 'file:' && !existsSync(fileURLToPath(script))) {
@@ -99,6 +113,7 @@ export class Scheduler implements Puller<Job> {
     this.#maxQueryMs = maxQueryMs;
     this.#maxQueued = maxQueued;
     this.#maxParked = maxParked;
+    this.#maxParkMs = maxParkMs;
   }
 
   /** Starts the writer (it brings the file's schema up to date), then the readers; rejects with the first that cannot open. */
@@ -120,7 +135,8 @@ export class Scheduler implements Puller<Job> {
   /** Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. */
   submit(op: Op, args: unknown[], userId: string, signal: AbortSignal | undefined): { job: Job | undefined; head: Promise<Head> } {
     this.open();
-    const lane: Lane = WRITES.has(op) ? 'write' : this.#pinpoints(args[0], args[1]) ? 'fast' : 'general';
+    const lane: Lane = WRITES.has(op) ? 'write' : op === 'query' && this.#cheap(args[0], args[1]) ? 'fast' : 'general';
+    this.#routed[lane]++;
     const job: Job = { id: this.#nextId++, op, args, userId, lane, state: 'queued', started: false };
     const head = new Promise<Head>((resolve, reject) => (job.waiter = { resolve: resolve as (v: Head | Batch) => void, reject }));
     if (signal?.aborted) {
@@ -128,7 +144,7 @@ export class Scheduler implements Puller<Job> {
       this.#settle(job, this.#cancelled(job, 'aborted'));
       return { job: undefined, head };
     }
-    // Bounded per lane: a flood of scans never gets a pinpoint query or a write refused.
+    // Bounded per lane: a flood of scans never gets a cheap query or a write refused.
     const queued = this.#queues[lane].length;
     if (queued >= this.#maxQueued) {
       this.#settle(job, fail([{ code: 'TIMEOUT', message: `the store is busy: ${queued} requests are waiting for a worker (maxQueued); try again later` }]));
@@ -156,6 +172,7 @@ export class Scheduler implements Puller<Job> {
     if (job.failed) return Promise.reject(new DataStoreError(job.failed));
     const slot = job.slot;
     if (job.state !== 'parked' || !slot) return Promise.reject(new TypeError('query stream: the next batch was asked for twice at once'));
+    clearTimeout(job.parkTimer);
     return new Promise<Batch>((resolve, reject) => {
       job.waiter = { resolve: resolve as (v: Head | Batch) => void, reject };
       job.state = 'running';
@@ -220,6 +237,7 @@ export class Scheduler implements Puller<Job> {
   #end(job: Job): void {
     job.state = 'ended';
     if (job.timer) clearTimeout(job.timer);
+    clearTimeout(job.parkTimer);
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     job.timer = undefined;
     job.onAbort = undefined;
@@ -227,39 +245,57 @@ export class Scheduler implements Puller<Job> {
     this.#checkDrained();
   }
 
-  #cancelled(job: Job, why: 'timeout' | 'aborted' | 'closed'): Envelope<never> {
+  #cancelled(job: Job, why: 'timeout' | 'parked' | 'aborted' | 'closed'): Envelope<never> {
     const write = job.lane === 'write';
     const tail = write ? '; nothing was written' : '';
     if (why === 'closed') return fail([{ code: 'INTERNAL', message: `the store was closed before this request was answered${tail}` }]);
     const message =
       why === 'timeout'
         ? `the request took longer than maxQueryMs (${this.#maxQueryMs} ms) and was stopped${tail}`
-        : `the request was cancelled by its caller and stopped${tail}`;
+        : why === 'parked'
+          ? `the answer waited longer than maxParkMs (${this.#maxParkMs} ms) for its reader to ask for more, and was stopped`
+          : `the request was cancelled by its caller and stopped${tail}`;
     return fail([{ code: 'TIMEOUT', message }]);
   }
 
-  /** Whether a query pinpoints rows: an equality (or an `in` of at most 100 values) on a field that leads an index. */
-  #pinpoints(type: unknown, query: unknown): boolean {
-    if (typeof type !== 'string' || type.length > LIMITS.nameLength || !isPlainObject(query)) return false;
+  /**
+   * Whether a query is cheap, the one rule of the fast lane: an equality or `in` on a field leading an index whose
+   * estimated matches (values × rows per key, KeyEstimates) are at most FAST_ROWS. A query that does not parse is not.
+   */
+  #cheap(type: unknown, query: unknown): boolean {
+    if (typeof type !== 'string' || type.length > LIMITS.nameLength) return false;
     const info = this.settings.catalogue.resolve(type);
     const keyed = info && this.settings.keyed.get(info.name);
-    if (!keyed) return false;
-    let seen = 0;
-    // Bounded: the parser refuses more conditions than this anyway, and a hostile query may have a million keys.
-    for (const key in query) {
-      if (++seen > LIMITS.conditions) return false;
-      if (key.length > LIMITS.nameLength || !keyed.has(key) || !Object.hasOwn(query, key)) continue;
-      let v = query[key];
-      if (isPlainObject(v)) {
-        const ops = Object.keys(v);
-        if (ops.length !== 1) continue;
-        const op = ops[0]!.toLowerCase();
-        v = op === 'eq' || op === 'in' ? v[ops[0]!] : undefined;
-      }
-      if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return true;
-      if (Array.isArray(v) && v.length > 0 && v.length <= 100) return true;
+    if (!info || !keyed) return false;
+    // On the event loop: a hostile query of a million keys is refused by its worker, not listed here.
+    let keys = 0;
+    if (isPlainObject(query)) for (const _ in query) if (++keys > LIMITS.conditions) return false;
+    let conditions;
+    try {
+      conditions = parseQuery({ type: info, strict: this.settings.strict }, query ?? {}).conditions;
+    } catch {
+      return false;
+    }
+    for (const c of conditions) {
+      if (!c.path.scalar || c.path.steps.length !== 1) continue;
+      const field = c.path.steps[0]!.name;
+      if (!keyed.has(field)) continue;
+      const values = c.op === 'eq' && c.value !== null ? 1 : c.op === 'in' ? c.values.length : 0;
+      if (values === 0) continue;
+      // A unique key of one field finds one row per value; any other index is estimated from the file.
+      const unique = this.settings.uniqueKeys[info.name]?.some((k) => k.length === 1 && k[0] === field);
+      const perKey = unique ? 1 : this.#keyEstimates().rowsPerKey(info.name, field, this.settings.softDelete.includes(info.name));
+      if (values * perKey <= FAST_ROWS) return true;
     }
     return false;
+  }
+
+  #keyEstimates(): KeyEstimates {
+    if (!this.#estimates) {
+      this.#db = openDatabase(this.#file, this.settings.busyTimeoutMs, 0);
+      this.#estimates = new KeyEstimates(this.#db);
+    }
+    return this.#estimates;
   }
 
   // ---- workers ---------------------------------------------------------------------------
@@ -306,6 +342,11 @@ export class Scheduler implements Puller<Job> {
         } else {
           job.state = 'parked';
           this.#workers.park(slot);
+          // A reader that does not read holds no worker for long: its answer is cut.
+          job.parkTimer = setTimeout(() => {
+            if (job.state === 'parked' && this.stop(job, this.#cancelled(job, 'parked'))) this.#stats.timeouts++;
+          }, this.#maxParkMs);
+          job.parkTimer.unref();
         }
         const first = !job.started;
         job.started = true;
@@ -476,6 +517,7 @@ export class Scheduler implements Puller<Job> {
         stopping: this.#workers.leaving.size,
       },
       queued: this.#queues.write.length + this.#queues.fast.length + this.#queues.general.length,
+      routed: { ...this.#routed },
       ...this.#stats,
     };
   }
@@ -499,6 +541,7 @@ export class Scheduler implements Puller<Job> {
       this.closed = true;
       // Watches end with their store.
       void this.#feed?.close();
+      this.#db?.close();
       for (const lane of LANES) for (const job of this.#queues[lane].splice(0)) this.#settle(job, this.#cancelled(job, 'closed'));
       for (const slot of [...this.#workers.slots]) {
         const job = slot.job;

@@ -9,7 +9,7 @@ import { StoreBusyError } from '../backend.js';
 import { NotAStoreError } from '../sqlite/connection.js';
 import { deserializeError, type FromWorker, type SerializedError, type ToWorker, type WorkerConfig, type WorkerOpenOptions } from './protocol.js';
 
-/** Pinpoint reads, other reads, writes. */
+/** Cheap reads (scheduler.ts FAST_ROWS), other reads, writes. */
 export type Lane = 'fast' | 'general' | 'write';
 
 export const LANES: readonly Lane[] = ['write', 'fast', 'general'];

@@ -23,7 +23,7 @@ export interface SchemaOptions {
 }
 
 /** What a soft-deleted document has and a live one lacks: the term of every partial unique index and live query. */
-const LIVE = `${fieldExpr('deletedAt')} IS NULL`;
+export const LIVE = `${fieldExpr('deletedAt')} IS NULL`;
 
 /** The JSON expressions of a point's coordinates in a row (`new`, `old`, an alias), and the test that it is one. */
 function pointExprs(field: string, row: string) {
