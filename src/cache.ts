@@ -31,10 +31,6 @@ export class BoundedCache<V extends {}> {
     this.#lru.set(key, value, { size: Math.max(1, Math.ceil(size)) });
   }
 
-  values(): IterableIterator<V> {
-    return this.#lru.values();
-  }
-
   /** Entries and the size they hold, for tests and diagnostics. */
   get size(): { entries: number; held: number } {
     return { entries: this.#lru.size, held: this.#lru.calculatedSize };

@@ -29,6 +29,10 @@ const STATUSES = ['Producing', 'Producing', 'Producing', 'Shut-In', 'Temporarily
 export interface SampleData {
   Well: DocInput<'Well'>[];
   DailyProduction: DocInput<'DailyProduction'>[];
+  /** @deprecated the same array as `Well` (the earlier name; not enumerable, so a seed does not see it). */
+  readonly wells: DocInput<'Well'>[];
+  /** @deprecated the same array as `DailyProduction` (the earlier name; not enumerable, so a seed does not see it). */
+  readonly daily: DocInput<'DailyProduction'>[];
 }
 
 /** How much `sampleData` generates: Wells, and days of DailyProduction per Well (so `wells × days` of them). */
@@ -132,7 +136,10 @@ export function sampleData(seed = 20240101, sizes: SampleSizes | number = {}, le
       });
     }
   }
-  return { Well: wells, DailyProduction: daily };
+  const data = { Well: wells, DailyProduction: daily } as SampleData;
+  // The earlier names still read, for code written against them; seeds and insertMany iterate the type names only.
+  Object.defineProperties(data, { wells: { value: wells, enumerable: false }, daily: { value: daily, enumerable: false } });
+  return data;
 }
 
 /** Freezes a fixture and everything in it, so one test cannot change what the next one reads. */

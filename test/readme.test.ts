@@ -15,6 +15,7 @@
  * previous block's server. Other lines (`B=…`) are shell set-up, kept for later blocks, with 127.0.0.1:8080
  * pointed at the test's server.
  */
+import { ERROR_CODES } from '../src/envelope.js';
 import { execFile, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -117,6 +118,11 @@ describe('README', () => {
     await Promise.all(servers.map((s) => s.stop()));
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
     cli?.remove();
+  });
+
+  it('the Envelope section lists every error code an answer can carry, and no other', () => {
+    const listed = /Errors are `\{[^`]*\}` with `code` one\s+of `([A-Z_\s]+)`/.exec(readme)?.[1]?.split(/\s+/).filter(Boolean);
+    expect(listed).toEqual([...ERROR_CODES]);
   });
 
   it('curl blocks answer as their comments say, run top to bottom, the first on what npm start serves', async () => {

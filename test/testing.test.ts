@@ -365,6 +365,9 @@ describe('sampleData and fixtures', () => {
     expect(pwis(unwrap(await store.query('Well', {}, { sortBy: 'pwi' })))).toEqual(pwis(small.Well));
     expect((await store.query('DailyProduction', {}, { limit: 1 })).total).toBe(50);
     expect(pwis(unwrap(await store.query('DailyProduction', { prodDate: '2024-01-10' }, { sortBy: 'pwi' })))).toEqual(pwis(small.Well));
+    // The earlier names still read the same arrays (deprecated, not enumerable).
+    expect([small.wells, small.daily]).toEqual([small.Well, small.DailyProduction]);
+    expect(small.wells).toBe(small.Well);
     store.close();
   });
 

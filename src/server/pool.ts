@@ -20,7 +20,7 @@
  * pulls an answer's slices, and worker.ts is what each thread runs (the façade's own operations).
  */
 import type { BuiltinCatalogue, CatalogueShape } from '../catalogue/index.js';
-import { iteratePages, type ChangesOptions, type WatchOptions } from '../dynamic.js';
+import { iteratePages, type ChangesOptions, type ReplaceOptions, type WatchOptions } from '../dynamic.js';
 import { DataStoreError, type Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
 import type { ChangeEvent } from '../backend.js';
@@ -184,7 +184,7 @@ export class PooledStore {
    * Upserts by id (see `DynamicStore#replace`).
    * @example await store.replace('Well', [{ id, pwi: 'W1' }])
    */
-  replace(type: string, docs: unknown, options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>> {
+  replace(type: string, docs: unknown, options?: ReplaceOptions, control?: RequestControl): Promise<Envelope<never>> {
     return this.#write('replace', [type, docs, options], control);
   }
 
@@ -230,7 +230,7 @@ export class PooledStore {
   }
 
   /**
-   * Closes the pool (see PoolCore#close): further calls throw; resolves once every worker has exited.
+   * Closes the pool (see Scheduler#close): further calls throw; resolves once every worker has exited.
    * @example process.on('SIGTERM', () => void store.close());
    */
   close(): Promise<void> {

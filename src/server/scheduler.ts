@@ -469,7 +469,7 @@ export class Scheduler implements Puller<Job> {
   // ---- errors and closing ----------------------------------------------------------------
 
   #internal(cause: unknown): Envelope<never> {
-    return internalFailure(cause, (error, requestId) => this.#report(error, requestId));
+    return internalFailure(cause, this.#onError);
   }
 
   #report(error: unknown, requestId: string): void {
@@ -540,7 +540,7 @@ export class Scheduler implements Puller<Job> {
     this.#closing ??= (async () => {
       this.closed = true;
       // Watches end with their store.
-      void this.#feed?.close();
+      void this.#feed?.close().catch(() => undefined);
       this.#db?.close();
       for (const lane of LANES) for (const job of this.#queues[lane].splice(0)) this.#settle(job, this.#cancelled(job, 'closed'));
       for (const slot of [...this.#workers.slots]) {

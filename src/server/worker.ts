@@ -170,7 +170,7 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
   }
   if (gate && Atomics.compareExchange(gate, 0, GATE.RUNNING, GATE.COMMITTING) !== GATE.RUNNING) {
     // Cancelled: the pool answered TIMEOUT (or the caller aborted) and nothing may be written.
-    rollback.run();
+    if (db.inTransaction) rollback.run();
     return;
   }
   try {
@@ -187,7 +187,8 @@ function onMessage(m: ToWorker): void {
     case 'run':
       now = m.now;
       if (m.op === 'query') void startQuery(m.id, m.args).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
-      else void runWrite(m.id, m.op, m.args, m.userId);
+      // Whatever fails past the write's own handling (a rollback that throws) still answers, never an unhandled rejection.
+      else void runWrite(m.id, m.op, m.args, m.userId).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
       return;
     case 'next':
       if (open?.id === m.id) sendNext();

@@ -111,7 +111,7 @@ export class SqliteBackend implements Backend {
       );
       this.softDelete = schema.softDelete;
       this.#journals = journals(db);
-      // After the empty image is kept: each in-memory store gets a key of its own.
+      // A file made before signed cursors gets its key on its first open, under the write lock (README "Cursors").
       this.cursorKey = this.#busyRetry(
         () => cursorKey(db, settings.idSeed),
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's cursor key was being made; nothing was changed: open it again`),
@@ -284,7 +284,6 @@ export class SqliteBackend implements Backend {
   stream(info: TypeInfo, plan: QueryPlan): RowStream | null {
     if (plan.limit > 0 || plan.after) return null;
     const select = this.#select(info, plan);
-    if (select.keyed) return null;
     let total: number | null = null;
     if (select.paged) {
       // A skip: the rows and their total come from one read transaction, held until the stream closes.
@@ -488,12 +487,17 @@ export class SqliteBackend implements Backend {
     const alone = this.#alone();
     try {
       this.#retry(() => this.#db.exec('BEGIN IMMEDIATE'));
+      try {
+        // Read before the first insert, under the write lock: the newest committed seq until this transaction ends.
+        this.#heldHead = this.feed.head() as number;
+      } catch (e) {
+        this.#db.exec('ROLLBACK');
+        throw e;
+      }
     } catch (e) {
       if (alone) this.#backToWal();
       throw e;
     }
-    // Read before the first insert, under the write lock: the newest committed seq until this transaction ends.
-    this.#heldHead = this.feed.head() as number;
     const bulk = new BulkInserts(this.#db);
     let open = true;
     const end = (commit: boolean) => {
