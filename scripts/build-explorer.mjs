@@ -1,7 +1,7 @@
 /**
  * Builds the data explorer (src/explorer) into dist/explorer: one bundled, minified script, its stylesheet, the page
  * and the basemap (us-atlas's state and county outlines), so serving it needs no build step and nothing from elsewhere.
- * `npm run build` runs it after tsup; tests call `buildExplorer(dir)` for a build of the current sources.
+ * The build (scripts/prepare.mjs) runs it after tsup; tests call `buildExplorer(dir)` for a build of the current sources.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -35,9 +35,4 @@ export async function buildExplorer(outDir) {
   copyFileSync(require.resolve('us-atlas/counties-10m.json'), join(outDir, 'counties-10m.json'));
   const out = result.metafile.outputs;
   return { bytes: Object.entries(out).find(([name]) => name.endsWith('app.js'))?.[1].bytes ?? 0 };
-}
-
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { bytes } = await buildExplorer(join(root, 'dist/explorer'));
-  console.log(`explorer: dist/explorer/app.js ${(bytes / 1024).toFixed(1)} KiB`);
 }

@@ -1,5 +1,6 @@
 /**
- * The quiet build: dist/ by tsup, then the explorer page (build-explorer.mjs), printing nothing unless it fails.
+ * The build: dist/ by tsup, then the explorer page (build-explorer.mjs); quiet unless it fails, or with `--verbose`
+ * (`npm run build`) tsup's log and the page's size.
  * `npm start` and the benches run it first; npm runs it as `prepare` on `npm ci`/`npm install` in this repo, on
  * `npm pack` and `npm publish`, and in the clone of a git install (`npm install git+https://…`), whose tarball is what
  * `files` lists: without it, a clone packs no dist/ and installs a package with nothing to run.
@@ -19,8 +20,10 @@ try {
 }
 // tsup's own bin, run by this node: no PATH lookup, no shell (tsup.cmd on Windows).
 const bin = join(dirname(manifest), JSON.parse(readFileSync(manifest, 'utf8')).bin.tsup);
-const build = spawnSync(process.execPath, [bin, '--silent'], { stdio: 'inherit' });
+const verbose = process.argv.includes('--verbose');
+const build = spawnSync(process.execPath, verbose ? [bin] : [bin, '--silent'], { stdio: 'inherit' });
 if (build.error) throw build.error;
 if (build.status !== 0) process.exit(build.status ?? 1);
 const { buildExplorer } = await import('./build-explorer.mjs');
-await buildExplorer(join(dirname(fileURLToPath(import.meta.url)), '../dist/explorer'));
+const { bytes } = await buildExplorer(join(dirname(fileURLToPath(import.meta.url)), '../dist/explorer'));
+if (verbose) console.log(`explorer: dist/explorer/app.js ${(bytes / 1024).toFixed(1)} KiB`);

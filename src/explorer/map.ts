@@ -298,18 +298,28 @@ export async function showMap(root: HTMLElement): Promise<void> {
       paint();
     }
   });
-  window.addEventListener('mouseup', (e) => {
-    if (drag) {
-      drag = undefined;
-      redrawSoon();
-    } else if (tool === 'box' && draft.length === 1 && state.view) {
-      const [x, y] = at(e);
-      const [a, b] = [draft[0]!, unproject(state.view, x, y)];
-      draft = [a, b];
-      pointer = undefined;
-      void select({ bounds: [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])] });
-    }
-  });
+  // On the window, so a drag that ends off the canvas ends; removed at the first mouseup once this map is gone.
+  const listening = new AbortController();
+  window.addEventListener(
+    'mouseup',
+    (e) => {
+      if (!canvas.isConnected) {
+        listening.abort();
+        return;
+      }
+      if (drag) {
+        drag = undefined;
+        redrawSoon();
+      } else if (tool === 'box' && draft.length === 1 && state.view) {
+        const [x, y] = at(e);
+        const [a, b] = [draft[0]!, unproject(state.view, x, y)];
+        draft = [a, b];
+        pointer = undefined;
+        void select({ bounds: [Math.min(a[0], b[0]), Math.min(a[1], b[1]), Math.max(a[0], b[0]), Math.max(a[1], b[1])] });
+      }
+    },
+    { signal: listening.signal },
+  );
   canvas.addEventListener('click', (e) => {
     if (tool !== 'polygon' || !state.view) return;
     // The second click of a double-click closes the ring rather than adding a corner.

@@ -9,6 +9,7 @@ import { ERROR_CODES, type ErrorCode } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { VERSION } from '../version.js';
 import type { RouteMethods } from './route.js';
+import { V1_REQUESTS } from './types.js';
 
 /** A JSON Schema (2020-12, as OpenAPI 3.1 has it), as plain data. */
 export type JsonSchema = { [key: string]: unknown };
@@ -298,7 +299,6 @@ function body(catalogue: Catalogue, properties: Record<string, JsonSchema>, requ
   return schema;
 }
 
-const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'];
 
 function bodies(catalogue: Catalogue): Record<string, JsonSchema> {
   // Open here: the `<Type>.query` schema applies by `type`, and a type spelt otherwise (an alias) is not constrained.

@@ -5,7 +5,7 @@ import { LIMITS } from '../limits.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
-import { BodyError, dynamicOf, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
+import { BodyError, dynamicOf, V1_REQUESTS, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -66,7 +66,6 @@ export const STATUS: Record<ErrorCode, number> = {
   INTERNAL: 500,
 };
 
-const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'] as const;
 type V1Request = (typeof V1_REQUESTS)[number];
 
 /** HTTP status of an envelope: 200 on success (the refused empty delete included), else by its first error's code. */

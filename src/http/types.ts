@@ -29,6 +29,9 @@ export interface StoreLike {
 }
 
 /** What the adapter and the CLI accept: a `DataStore` of any catalogue (its `dynamic` view is used) or a `DynamicStore`. */
+/** The requests of the `/v1/data` route family (`request`, in any case). */
+export const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'] as const;
+
 export type StoreInput = StoreLike | { readonly dynamic: StoreLike };
 
 /** The untyped view of a store the adapter was given. */
