@@ -96,7 +96,7 @@ export class Fanout {
 
   async #start(): Promise<void> {
     const { feed } = this.#source;
-    await ready(this.#source);
+    if (!(await ready(this.#source))) return;
     // Remembered before reading the head: a commit in between is read on the first round.
     const seen = await feed.version();
     const { last } = await feed.bounds();
@@ -160,15 +160,21 @@ export class Fanout {
 
   /** Hands the events (from, to] out: by type in JavaScript; by query through one read per distinct query of a type present. */
   async #deal(events: ChangeEvent[], from: number, to: number): Promise<void> {
-    const types = new Set(events.map((e) => e.type));
+    const byType = new Map<string, ChangeEvent[]>();
+    for (const e of events) {
+      const list = byType.get(e.type);
+      if (list) list.push(e);
+      else byType.set(e.type, [e]);
+    }
     const queried = new Map<string, Subscriber[]>();
     for (const sub of [...this.#live]) {
-      if (sub.info && !types.has(sub.info.name)) sub.pass(to);
+      const mine = sub.info ? byType.get(sub.info.name) : events;
+      if (!mine) sub.pass(to);
       else if (sub.plan?.conditions.length) {
         const group = queried.get(sub.key);
         if (group) group.push(sub);
         else queried.set(sub.key, [sub]);
-      } else sub.offer(sub.info ? events.filter((e) => e.type === sub.info!.name) : events, to);
+      } else sub.offer(mine, to);
     }
     for (const group of queried.values()) {
       const { info, plan } = group[0]!;
@@ -257,7 +263,7 @@ export class Subscriber {
       await this.#fanout.position();
       if (!this.#fanout.join(this)) return;
     }
-    if (this.#buffer.length || this.#error !== undefined || this.#closed) return;
+    if (this.#buffer.length || this.#error !== undefined || this.#closed || signal?.aborted) return;
     await new Promise<void>((resolve) => {
       const halt = new AbortController();
       const done = () => {

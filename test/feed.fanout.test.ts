@@ -72,6 +72,27 @@ describe('one reader per store', () => {
     await store.close();
   });
 
+  it('a watch behind the reader reads its backlog, then joins it without a gap or a repeat', async () => {
+    const { store } = open();
+    const other = store.watch(undefined, { pollMs: 5 });
+    const pending = other.next();
+    await store.insert('Well', Array.from({ length: 2500 }, (_, i) => ({ pwi: `W${i}` })));
+    const seqs: number[] = [];
+    const behind = (async () => {
+      for await (const e of store.watch('Well', { since: 0, pollMs: 5 })) {
+        seqs.push(e.seq);
+        // Written while it reads its backlog and while the store's reader runs ahead of it.
+        if (seqs.length === 1000) await store.insert('Well', [{ pwi: 'late' }]);
+        if (seqs.length === 2501) break;
+      }
+    })();
+    await behind;
+    expect(seqs).toEqual(Array.from({ length: 2501 }, (_, i) => i + 1));
+    await pending;
+    await other.return();
+    await store.close();
+  });
+
   it('a long poll reads nothing while it waits and ends within its wait and one period', async () => {
     const { feed, store } = open();
     await store.insert('Well', [{ pwi: 'A' }]);
