@@ -121,6 +121,8 @@ export class Fanout {
         const nap = (this.#nap = { ms, wake: new AbortController() });
         await sleep(ms, AbortSignal.any([signal, nap.wake.signal]));
         if (signal.aborted) return;
+        // Started for a subscriber that then had its own backlog to read, and left: nobody to read for.
+        if (this.#live.size === 0) return this.#stop();
         if (!(await ready(this.#source))) break;
         const version = await this.#source.feed.version();
         if (signal.aborted) return;
@@ -135,9 +137,10 @@ export class Fanout {
     }
   }
 
-  /** The shortest period a live subscriber asked for. */
+  /** The shortest period a live subscriber asked for; with none yet, the default (25 ms). */
   #period(): number {
-    let ms = 60_000;
+    if (this.#live.size === 0) return 25;
+    let ms = Infinity;
     for (const s of this.#live) ms = Math.min(ms, s.pollMs);
     return ms;
   }
@@ -330,7 +333,8 @@ export class Subscriber {
   /** One read of its backlog; a short read means every match up to the reader's position (at its start) was read. */
   async #catchUp(): Promise<void> {
     const { feed } = this.#source;
-    const position = this.#fanout.at;
+    // Where the reader stands, else the newest committed seq (a seek): either way every event up to it committed.
+    const position = this.#fanout.at >= 0 ? this.#fanout.at : (await feed.bounds()).last;
     const events = await feed.read(this.after, this.#batch, this.info, this.plan);
     if (this.#closed) return;
     this.#buffer.push(...events);

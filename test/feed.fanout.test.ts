@@ -117,6 +117,24 @@ describe('one reader per store', () => {
   });
 });
 
+describe('the store reader', () => {
+  it('stops polling once no subscriber is level with it, even one it was started for', async () => {
+    const { feed, store } = open();
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const fanout = new Fanout({ feed, gate: () => null, closed: () => store.closed });
+    const sub = fanout.subscribe({ info: null, plan: null, after: 0, pollMs: 5 });
+    // Behind the reader it started: not handed events, so its wait ends at once for it to read its backlog.
+    await sub.wait(60_000);
+    expect([fanout.at, fanout.live]).toEqual([1, 0]);
+    sub.close();
+    await vi.waitFor(() => expect(fanout.at).toBe(-1));
+    const { calls } = spy(feed);
+    await tick(60);
+    expect(calls.version).not.toHaveBeenCalled();
+    await store.close();
+  });
+});
+
 describe('a subscriber that does not read', () => {
   const docs = Array.from({ length: MAX_BUFFERED + 500 }, (_, i) => ({ pwi: `W${i}` }));
 
