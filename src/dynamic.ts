@@ -338,7 +338,6 @@ export class DynamicStore {
     start.catch(() => undefined);
     return new ChangeStream({
       start,
-      gate: () => this.#core.gate,
       closed: () => this.#core.closed,
       signal: o.signal,
       error: (e) => (e instanceof RequestError ? new DataStoreError(fail(e.errors)) : e),

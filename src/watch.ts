@@ -22,8 +22,6 @@ export interface FeedStart {
 export interface WatchSource {
   /** Where it starts, taken when the watch was made; a rejection is the first `next()`'s. */
   readonly start: Promise<FeedStart>;
-  /** The atomic load holding the store's connection, if any: the feed is read after it. */
-  gate(): Promise<unknown> | null;
   closed(): boolean;
   signal?: AbortSignal | undefined;
   /** The error a `next()` rejects with for an error of the feed. */
@@ -33,8 +31,8 @@ export interface WatchSource {
 const done = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
 
 /**
- * The change feed's events in commit order, read `BATCH` at a time and polled every `pollMs` for new ones, until
- * `return()`, the signal, or the store's close ends it. Steps run one at a time, in the order `next()` was called.
+ * The change feed's events in commit order, taken from its subscription to the store's one reader (src/fanout.ts),
+ * until `return()`, the signal, the store's close, or a drop for falling too far behind (CHANGES_OVERFLOW) ends it. Steps run one at a time, in the order `next()` was called.
  * @example const w = new ChangeStream(source); const { value } = await w.next(); await w.return();
  */
 export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined> {
