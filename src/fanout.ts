@@ -108,6 +108,7 @@ export class Fanout {
 
   #stop(): void {
     this.#halt?.abort();
+    this.#nap?.wake.abort();
     this.#halt = null;
     this.#nap = null;
     this.#position = -1;
@@ -119,7 +120,8 @@ export class Fanout {
       for (;;) {
         const ms = this.#period();
         const nap = (this.#nap = { ms, wake: new AbortController() });
-        await sleep(ms, AbortSignal.any([signal, nap.wake.signal]));
+        // One signal per sleep, aborted by a join or by #stop (AbortSignal.any on the long-lived halt would pile up).
+        await sleep(ms, nap.wake.signal);
         if (signal.aborted) return;
         // Started for a subscriber that then had its own backlog to read, and left: nobody to read for.
         if (this.#live.size === 0) return this.#stop();
