@@ -228,6 +228,8 @@ export class Subscriber {
   #closed = false;
   /** Handed new events by the store's reader. */
   #live = false;
+  /** It read its backlog at least once. */
+  #read = false;
   #wake: (() => void) | null = null;
 
   constructor(fanout: Fanout, source: FanoutSource, start: SubscriberStart) {
@@ -252,7 +254,8 @@ export class Subscriber {
    */
   async take(limit: number): Promise<ChangeEvent[]> {
     if (this.#error !== undefined) throw this.#error;
-    if (this.#buffer.length || this.#live || this.#closed || this.#fanout.join(this)) return this.#buffer.splice(0, limit);
+    // Its first take reads once (a seek past its position), so a query the feed refuses rejects it rather than the first match.
+    if (this.#buffer.length || this.#live || this.#closed || (this.#read && this.#fanout.join(this))) return this.#buffer.splice(0, limit);
     if (await ready(this.#source)) await this.#catchUp();
     if (this.#error !== undefined) throw this.#error;
     return this.#buffer.splice(0, limit);
@@ -338,6 +341,7 @@ export class Subscriber {
     // Where the reader stands, else the newest committed seq (a seek): either way every event up to it committed.
     const position = this.#fanout.at >= 0 ? this.#fanout.at : (await feed.bounds()).last;
     const events = await feed.read(this.after, this.#batch, this.info, this.plan);
+    this.#read = true;
     if (this.#closed) return;
     this.#buffer.push(...events);
     if (events.length) this.after = events.at(-1)!.seq;
