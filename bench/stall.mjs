@@ -2,7 +2,9 @@
 // query every 50 ms, open loop, while attacks are sent one at a time; prints the probe's p50/p99/max per attack,
 // how and when each attack was answered, and the server's peak RSS; exits 1 when a target is missed.
 // Targets: probe p99 < 100 ms and max < 500 ms through every attack; peak RSS < 1.5 GB; every attack answered
-// (a result, or a 4xx/503 naming the bound) within 40 s.
+// (a result, or a 4xx/503 naming the bound) within 40 s. The change feed's attacks (sse-500: idle SSE subscribers, then
+// one insert each must be sent; longpoll-8: long polls of wait=20000 from since=0) run with the feed on and an event
+// per Well in it; a long poll must answer within its wait and a second.
 //
 // The server: `--server cli` runs `dist/cli.js serve` (the default once dist has the pool's worker,
 // dist/server-worker.js); `--server pool` bundles a server from the sources (createPool + createNodeHandler +
@@ -91,6 +93,14 @@ if (!existsSync(cached)) {
 const dir = mkdtempSync(join(tmpdir(), 'consolidata-stall-'));
 const db = join(dir, 'stall.db');
 copyFileSync(cached, db);
+const FEED_ATTACKS = ['sse-500', 'longpoll-8'];
+if (!ONLY.length || ONLY.some((n) => FEED_ATTACKS.includes(n))) {
+  // The feed on, holding an event per Well (as a load with the feed on leaves it): what the feed's readers face.
+  const { DynamicStore } = await import(join(root, 'dist/index.js'));
+  const store = DynamicStore.open(db, { changeFeed: true });
+  store.database.exec(`INSERT INTO cd_changes (type, op, id, doc, activity, at) SELECT 'Well', 'insert', id, doc, NULL, '2024-01-01T00:00:00.000Z' FROM "docs_Well"`);
+  await store.close();
+}
 // Whatever happens, the copy, the bundles and the server go when this process does.
 const cleanup = [() => rmSync(dir, { recursive: true, force: true })];
 process.on('exit', () => cleanup.forEach((f) => f()));
@@ -172,7 +182,7 @@ const json = { 'content-type': 'application/json' };
 async function send(body, { path = '/api/data/query', method = 'POST' } = {}) {
   const started = performance.now();
   try {
-    const res = await fetch(`${base.replace(/\/api$/, '')}${path}`, { method, headers: json, body: typeof body === 'string' ? body : JSON.stringify(body), signal: AbortSignal.timeout(ANSWER_MS + 5000) });
+    const res = await fetch(`${base.replace(/\/api$/, '')}${path}`, { method, headers: json, body: method === 'GET' ? undefined : typeof body === 'string' ? body : JSON.stringify(body), signal: AbortSignal.timeout(ANSWER_MS + 5000) });
     const text = await res.text();
     let note = '';
     try {
@@ -257,6 +267,42 @@ async function concurrent(n) {
   return { status: [...by.keys()].join('/'), ms: Math.max(...all.map((r) => r.ms)), answered: all.every((r) => r.status === 200 || r.status === 503), note: [...by].map(([s, k]) => `${k}× ${s}`).join(', ') + `; slowest ${Math.round(Math.max(...all.map((r) => r.ms)))} ms, run ${Math.round(performance.now() - started)} ms` };
 }
 
+/** `count` Server-Sent Events subscribers of the Wells' feed, idle for 10 s; then one insert, which each must be sent. */
+async function sseSubscribers(count) {
+  const started = performance.now();
+  const sockets = Array.from({ length: count }, () => {
+    const s = net.connect({ host: hostname, port });
+    s.on('error', () => undefined);
+    s.setEncoding('utf8');
+    s.text = '';
+    s.on('data', (c) => (s.text += c));
+    s.write(`GET /api/data/changes?type=Well HTTP/1.1\r\nhost: ${hostname}\r\naccept: text/event-stream\r\n\r\n`);
+    return s;
+  });
+  await new Promise((r) => setTimeout(r, 10_000));
+  const opened = sockets.filter((s) => s.text.startsWith('HTTP/1.1 200')).length;
+  const wrote = await send({ type: 'Well', data: [{ pwi: `SSE-${Date.now()}`, basinName: 'Permian' }] }, { path: '/api/data' });
+  const t0 = performance.now();
+  let got = 0;
+  while (performance.now() - t0 < 10_000) {
+    got = sockets.filter((s) => s.text.includes('event: change')).length;
+    if (got === count) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const fanoutMs = performance.now() - t0;
+  sockets.forEach((s) => s.destroy());
+  return { status: wrote.status, ms: performance.now() - started, answered: opened === count && got === count, note: `${opened}/${count} streams open, ${got}/${count} sent the insert's event within ${Math.round(fanoutMs)} ms` };
+}
+
+/** `count` long polls of a type without events, from the feed's start, each asking to wait `waitMs`. */
+async function longPolls(count, waitMs) {
+  const all = await Promise.all(Array.from({ length: count }, () => send('', { path: `/api/data/changes?type=Petron&since=0&wait=${waitMs}`, method: 'GET' })));
+  const ms = all.map((r) => r.ms);
+  const by = new Map();
+  for (const r of all) by.set(r.status, (by.get(r.status) ?? 0) + 1);
+  return { status: [...by.keys()].join('/'), ms: Math.max(...ms), answered: all.every((r) => r.status === 200) && Math.max(...ms) < waitMs + 1000, note: `${[...by].map(([s, k]) => `${k}× ${s}`).join(', ')}; wait ${waitMs} ms, answered in ${Math.round(Math.min(...ms))}–${Math.round(Math.max(...ms))} ms` };
+}
+
 const attacks = [
   ['in-100-untyped', () => send({ type: 'Well', query: { 'extra.code': { in: Array.from({ length: 100 }, (_, i) => `code-${i}`) } } })],
   ['polygon-10k', () => send({ type: 'Well', query: { surfaceLoc: { polygon: [circle(10_000, -100, 35, 8)] } }, options: { limit: 100 } })],
@@ -265,6 +311,8 @@ const attacks = [
   ['unread-all-x10', () => nonReaders(10)],
   ['write-under-lock', () => lockedWrite(5000)],
   ['scans-500', () => concurrent(500)],
+  ['sse-500', () => sseSubscribers(500)],
+  ['longpoll-8', () => longPolls(8, 20_000)],
 ];
 
 const report = [];

@@ -18,7 +18,8 @@ import { resolveSettings, type OpenOptions, type Settings } from './settings.js'
 import { SqliteBackend } from './sqlite/backend.js';
 import type { Db } from './sqlite/connection.js';
 import { rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
-import { ChangeStream, sleep, type FeedStart } from './watch.js';
+import { Fanout } from './fanout.js';
+import { ChangeStream, type FeedStart } from './watch.js';
 
 export type { OpenOptions, IndexSpec } from './settings.js';
 
@@ -79,6 +80,8 @@ interface Core {
   gate: Promise<unknown> | null;
   /** Per type with soft delete, the condition leaving soft-deleted documents out (see #scope), parsed once. */
   readonly live: Map<string, readonly Condition[]>;
+  /** The one reader of the change feed every watch and long poll of the store shares, made on first use. */
+  fanout?: Fanout;
 }
 
 /** A write request's journal as the façade keeps it: what the backend is given, and what became of its log entry. */
@@ -335,7 +338,6 @@ export class DynamicStore {
     start.catch(() => undefined);
     return new ChangeStream({
       start,
-      gate: () => this.#core.gate,
       closed: () => this.#core.closed,
       signal: o.signal,
       error: (e) => (e instanceof RequestError ? new DataStoreError(fail(e.errors)) : e),
@@ -359,14 +361,18 @@ export class DynamicStore {
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw requestError('INVALID_REQUEST', 'limit: expected an integer from 1 to 10000', { field: 'limit' });
       const waitMs = o.waitMs ?? 0;
       if (typeof waitMs !== 'number' || !(waitMs >= 0 && waitMs <= 300_000)) throw requestError('INVALID_REQUEST', 'waitMs: expected a number of milliseconds from 0 to 300000', { field: 'waitMs' });
-      const { feed, info, plan, after } = await this.#feedFrom(type, o, head);
+      const { fanout, info, plan, after, pollMs } = await this.#feedFrom(type, o, head);
       const deadline = performance.now() + waitMs;
-      for (;;) {
-        while (this.#core.gate) await this.#core.gate;
-        const data = await feed.read(after, limit, info, plan);
-        const left = deadline - performance.now();
-        if (data.length || left <= 0 || this.#core.closed || o.signal?.aborted) return envelope({ data });
-        await sleep(Math.min(o.pollMs ?? 25, left), o.signal);
+      const sub = fanout.subscribe({ info, plan, after, pollMs, batch: limit });
+      try {
+        for (;;) {
+          const data = await sub.take(limit);
+          const left = deadline - performance.now();
+          if (data.length || left <= 0 || this.#core.closed || o.signal?.aborted) return envelope({ data });
+          await sub.wait(left, o.signal);
+        }
+      } finally {
+        sub.close();
       }
     });
   }
@@ -400,7 +406,9 @@ export class DynamicStore {
     if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
     const info = type === undefined ? null : this.#resolve(type);
     const plan = info && o.query !== undefined ? parsePlan(this.#ctx(info), o.query, undefined) : null;
-    if (o.since === undefined) return { feed, info, plan, after: await (head ?? feed.head()), pollMs };
+    const core = this.#core;
+    const fanout = (core.fanout ??= new Fanout({ feed, gate: () => core.gate, closed: () => core.closed }));
+    if (o.since === undefined) return { feed, fanout, info, plan, after: await (head ?? feed.head()), pollMs };
     const bounds = await feed.bounds();
     if (o.since < bounds.first - 1) {
       const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
@@ -411,7 +419,7 @@ export class DynamicStore {
       const message = `since: ${o.since} is ahead of the change feed, whose newest event is ${bounds.last} (a seq of another database, or of this one before a restore); resume from ${bounds.last}, or without since`;
       throw requestError('INVALID_REQUEST', message, { field: 'since' });
     }
-    return { feed, info, plan, after: o.since, pollMs };
+    return { feed, fanout, info, plan, after: o.since, pollMs };
   }
 
   /**

@@ -5,11 +5,13 @@
  */
 import type { ChangeEvent, ChangeFeed } from './backend.js';
 import type { TypeInfo } from './catalogue/index.js';
+import type { Fanout, Subscriber } from './fanout.js';
 import type { QueryPlan } from './query/ast.js';
 
-/** Where a feed request starts: the feed, what it filters by, the seq it reads after, its polling period. */
+/** Where a feed request starts: the feed, its store's reader, what it filters by, the seq it reads after, its polling period. */
 export interface FeedStart {
   feed: ChangeFeed;
+  fanout: Fanout;
   info: TypeInfo | null;
   plan: QueryPlan | null;
   after: number;
@@ -20,22 +22,17 @@ export interface FeedStart {
 export interface WatchSource {
   /** Where it starts, taken when the watch was made; a rejection is the first `next()`'s. */
   readonly start: Promise<FeedStart>;
-  /** The atomic load holding the store's connection, if any: the feed is read after it. */
-  gate(): Promise<unknown> | null;
   closed(): boolean;
   signal?: AbortSignal | undefined;
   /** The error a `next()` rejects with for an error of the feed. */
   error(e: unknown): unknown;
 }
 
-/** Events read at a time. */
-const BATCH = 1000;
-
 const done = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
 
 /**
- * The change feed's events in commit order, read `BATCH` at a time and polled every `pollMs` for new ones, until
- * `return()`, the signal, or the store's close ends it. Steps run one at a time, in the order `next()` was called.
+ * The change feed's events in commit order, taken from its subscription to the store's one reader (src/fanout.ts),
+ * until `return()`, the signal, the store's close, or a drop for falling too far behind (CHANGES_OVERFLOW) ends it. Steps run one at a time, in the order `next()` was called.
  * @example const w = new ChangeStream(source); const { value } = await w.next(); await w.return();
  */
 export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined> {
@@ -47,16 +44,8 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   #stop!: () => void;
   #queue: Promise<unknown> = Promise.resolve();
   #done = false;
-  #from: FeedStart | undefined;
-  /** The seq of the last event yielded (or passed over: see #upto). */
-  #after = 0;
-  /** The feed's version at the last look: a new one means something may have committed. */
-  #seen = '';
-  #buffer: ChangeEvent[] = [];
-  /** The last read filled its batch: read on before waiting. */
-  #full = false;
-  /** During a round of reads, the newest seq when it began: every event up to it has committed (-1: no round). */
-  #upto = -1;
+  /** Its place among the store's feed readers, once the first `next()` ran. */
+  #sub: Subscriber | undefined;
 
   constructor(source: WatchSource) {
     this.#source = source;
@@ -112,63 +101,27 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   #end(): void {
     this.#done = true;
     this.#halt.abort();
+    this.#sub?.close();
   }
 
   #ended(): boolean {
     return this.#done || this.#source.closed();
   }
 
-  /** True once no atomic load holds the connection (its events are not committed yet), unless the watch ended. */
-  async #ready(): Promise<boolean> {
-    for (let gate = this.#source.gate(); gate; gate = this.#source.gate()) await gate;
-    return !this.#ended();
-  }
-
   async #step(): Promise<IteratorResult<ChangeEvent, void>> {
     if (this.#ended()) return done();
-    if (!this.#from) {
-      this.#from = await this.#source.start;
-      this.#after = this.#from.after;
+    if (!this.#sub) {
+      const { fanout, info, plan, after, pollMs } = await this.#source.start;
+      if (this.#ended()) return done();
+      this.#sub = fanout.subscribe({ info, plan, after, pollMs });
     }
-    const { feed, pollMs } = this.#from;
     for (;;) {
       if (this.#ended()) return done();
-      const e = this.#buffer.shift();
-      if (e) {
-        this.#after = e.seq;
-        return { done: false, value: e };
-      }
-      if (this.#upto >= 0) {
-        if (this.#full) {
-          if (!(await this.#ready())) return done();
-          await this.#read();
-          continue;
-        }
-        // Every event up to the round's start has committed (seq order is commit order): the position moves past
-        // those that did not match too, and they are not scanned again.
-        this.#after = Math.max(this.#after, this.#upto);
-        this.#upto = -1;
-      }
-      if (!(await this.#ready())) return done();
-      const version = await feed.version();
-      if (version !== this.#seen) {
-        // Remembered before reading: a commit while reading is read on the next round.
-        this.#seen = version;
-        if (!(await this.#ready())) return done();
-        const upto = (await feed.bounds()).last;
-        if (!(await this.#ready())) return done();
-        this.#upto = upto;
-        await this.#read();
-        continue;
-      }
-      await sleep(pollMs, this.#halt.signal);
+      const [e] = await this.#sub.take(1);
+      if (e) return { done: false, value: e };
+      if (this.#ended()) return done();
+      await this.#sub.wait(60_000, this.#halt.signal);
     }
-  }
-
-  async #read(): Promise<void> {
-    const { feed, info, plan } = this.#from!;
-    this.#buffer = await feed.read(this.#after, BATCH, info, plan);
-    this.#full = this.#buffer.length === BATCH;
   }
 }
 

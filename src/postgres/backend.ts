@@ -1085,7 +1085,9 @@ export class PostgresBackend implements Backend {
 
   /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one the sequence gave. */
   async #bounds(s: Session): Promise<{ first: number; last: number }> {
-    const [[first, last]] = (await s.rows(`SELECT min(seq), max(seq) FROM ${qualified(this.#options.schema, CHANGES_TABLE)}`)) as [[string | null, string | null]];
+    const c = qualified(this.#options.schema, CHANGES_TABLE);
+    // Two index seeks, one at each end of the seq key, whatever the planner makes of two aggregates together.
+    const [[first, last]] = (await s.rows(`SELECT (SELECT seq FROM ${c} ORDER BY seq LIMIT 1), (SELECT seq FROM ${c} ORDER BY seq DESC LIMIT 1)`)) as [[string | null, string | null]];
     if (last !== null) return { first: Number(first), last: Number(last) };
     // Read under the feed's lock: no writer then holds a seq it has not committed yet.
     await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);

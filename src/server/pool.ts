@@ -95,23 +95,26 @@ function controlSignal(control: RequestControl | undefined): AbortSignal | undef
 export class PooledStore {
   readonly #core: Scheduler;
   readonly #userId: string;
+  /** The pool's maxQueryMs (Infinity: none): a long poll of the feed waits no longer. */
+  readonly #maxQueryMs: number;
 
-  private constructor(core: Scheduler, userId: string) {
+  private constructor(core: Scheduler, userId: string, maxQueryMs: number) {
     this.#core = core;
     this.#userId = userId;
+    this.#maxQueryMs = maxQueryMs;
   }
 
   /** See `createPool`. */
   static async open<C extends CatalogueShape = BuiltinCatalogue>(file: string, options: PoolOptions<C> = {}): Promise<PooledStore> {
     const core = new Scheduler(file, options as PoolOptions<CatalogueShape>);
     await core.start();
-    return new PooledStore(core, core.settings.userId);
+    return new PooledStore(core, core.settings.userId, options.maxQueryMs ?? Infinity);
   }
 
   /** The same pool acting as another user (createdBy/updatedBy of its writes). */
   withUser(userId: string): PooledStore {
     if (typeof userId !== 'string' || userId === '') throw new TypeError('withUser: userId must be a non-empty string');
-    return new PooledStore(this.#core, userId);
+    return new PooledStore(this.#core, userId, this.#maxQueryMs);
   }
 
   /** The user this view writes as. */
@@ -214,9 +217,17 @@ export class PooledStore {
     return this.#core.feed().watch(type, options);
   }
 
-  /** The change feed's long-poll form (see DynamicStore.changes). */
+  /**
+   * The change feed's long-poll form (see DynamicStore.changes). Its wait ends by `maxQueryMs` as any request's work
+   * does, answering what it has (an empty success) rather than TIMEOUT: the client polls again.
+   * @example const { data } = await pool.changes('Well', { since: 41, waitMs: 25_000 });
+   */
   changes(type?: string, options?: ChangesOptions): Promise<Envelope<ChangeEvent>> {
-    return this.#core.feed().changes(type, options);
+    const o = options;
+    // Options the store refuses are passed on as they are, for it to answer.
+    if (this.#maxQueryMs === Infinity || typeof o !== 'object' || o === null || !(o.signal === undefined || o.signal instanceof AbortSignal)) return this.#core.feed().changes(type, o);
+    const deadline = AbortSignal.timeout(this.#maxQueryMs);
+    return this.#core.feed().changes(type, { ...o, signal: o.signal ? AbortSignal.any([o.signal, deadline]) : deadline });
   }
 
   /** A type's fields and kinds; answered at once, without a worker. */

@@ -592,7 +592,9 @@ export class SqliteBackend implements Backend {
       return rows.map((r) => ({ seq: r.seq, type: r.type, op: r.op, id: r.id, doc: JSON.parse(r.doc) as StoredDoc, activityId: r.activity, at: r.at }));
     },
     bounds: () => {
-      const r = this.#statements.get(`SELECT min(seq) AS first, max(seq) AS last FROM ${ident(CHANGES_TABLE)}`).pluck(false).get() as { first: number | null; last: number | null };
+      // One aggregate per subquery: each is a seek at an end of the seq key, where min and max together scan the table.
+      const c = ident(CHANGES_TABLE);
+      const r = this.#statements.get(`SELECT (SELECT min(seq) FROM ${c}) AS first, (SELECT max(seq) FROM ${c}) AS last`).pluck(false).get() as { first: number | null; last: number | null };
       // With no event kept, the next seq follows the last one ever given (sqlite_sequence survives pruning).
       if (r.last === null) {
         const given = (this.#statements.get(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck(true).get(CHANGES_TABLE) as number | undefined) ?? 0;

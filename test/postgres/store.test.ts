@@ -397,3 +397,21 @@ describe('Citus layout (run on plain PostgreSQL)', () => {
     expect(sql).toContain(`SELECT create_distributed_table('"public"."docs_Comment"', 'dk')`);
   });
 });
+
+describe('the change feed', () => {
+  it('refuses a polygon query at the first next() of a watch, even one joining a reader already polling', async () => {
+    const store = await openPostgres(pool, { schema: fresh(), changeFeed: true });
+    try {
+      const running = store.watch('Well', { pollMs: 5 });
+      const pending = running.next();
+      await new Promise((r) => setTimeout(r, 50));
+      const polygon = [[[-100, 30], [-90, 30], [-90, 40], [-100, 30]]];
+      const refused = await store.watch('Well', { query: { surfaceLoc: { polygon } } }).next().then(() => null, (e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'INVALID_QUERY' });
+      await running.return();
+      expect(await pending).toEqual({ done: true, value: undefined });
+    } finally {
+      await store.close();
+    }
+  });
+});

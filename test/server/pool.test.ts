@@ -331,4 +331,15 @@ describe('the journal through the pool', () => {
       await pool.close();
     }
   });
+
+  it('ends a long poll by maxQueryMs with an empty success, however long its wait', async () => {
+    const pool = await createPool(dir.file('journal-pool-wait.db'), { readers: 1, workerScript: script, changeFeed: true, maxQueryMs: 100 });
+    try {
+      // Longer than the test's own timeout: only the pool's bound can end it in time.
+      const polled = await pool.changes('Well', { waitMs: 120_000 });
+      expect(polled).toMatchObject({ success: true, data: [] });
+    } finally {
+      await pool.close();
+    }
+  });
 });
