@@ -470,7 +470,7 @@ const OPERATIONS: { [P in keyof RouteMethods]: { [M in RouteMethods[P]]: Operati
         { name: 'last-event-id', in: 'header', schema: { type: 'integer', minimum: 0 }, description: 'As `since` (sent by a reconnecting EventSource).' },
       ],
       data: ref('api.ChangeEvent'),
-      errors: ['INVALID_REQUEST', 'UNKNOWN_TYPE', 'UNKNOWN_FIELD', 'INVALID_QUERY', 'CHANGES_PRUNED'],
+      errors: ['INVALID_REQUEST', 'UNKNOWN_TYPE', 'UNKNOWN_FIELD', 'INVALID_QUERY', 'CHANGES_PRUNED', 'CHANGES_OVERFLOW', 'UNAVAILABLE'],
       content: { 'text/event-stream': { type: 'string', description: 'Server-Sent Events of api.ChangeEvent.' } },
     },
   },
@@ -504,7 +504,7 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'The body is larger than the adapter accepts; the connection is closed.',
   415: 'The body is not application/json (utf-8).',
   500: 'Unexpected: the message says only `internal error` and carries a `requestId`.',
-  503: 'Retry later: a pooled store stopped the request (ran past its time bound, or too many waiting; a stopped write wrote nothing), or the connection to PostgreSQL was lost.',
+  503: 'Retry later: a pooled store stopped the request (ran past its time bound, or too many waiting; a stopped write wrote nothing), the connection to PostgreSQL was lost, or a feed subscriber fell too far behind (resume from its last seq).',
   507: 'The database is full (no room left on its disk, or at its size limit); nothing was written.',
 };
 
