@@ -6,7 +6,7 @@
  */
 import { call, errorList, h, queryAll, type Doc, type FieldSchema } from './api.js';
 import { drawBasemap, loadBasemap, type Basemap } from './basemap.js';
-import { fit, project, unproject, worldX, worldY, type View } from './projection.js';
+import { fitView, project, unproject, worldX, worldY, type View } from './projection.js';
 
 type Tool = 'pan' | 'box' | 'polygon';
 
@@ -111,7 +111,7 @@ export async function showMap(root: HTMLElement): Promise<void> {
     }
     // No points: the lower 48.
     if (!Number.isFinite(x0)) [x0, y0, x1, y1] = [worldX(-125), worldY(50), worldX(-66), worldY(24)];
-    state.view = fit(canvas.width, canvas.height, x0, y0, x1, y1);
+    state.view = fitView(canvas.width, canvas.height, x0, y0, x1, y1);
   }
 
   function drawUnder(): void {

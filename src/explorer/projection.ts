@@ -38,7 +38,7 @@ export function project(view: View, lon: number, lat: number): [number, number] 
 }
 
 /** The view that fits a box of world coordinates, with a margin. */
-export function fit(width: number, height: number, x0: number, y0: number, x1: number, y1: number): View {
+export function fitView(width: number, height: number, x0: number, y0: number, x1: number, y1: number): View {
   const w = Math.max(x1 - x0, 1e-6);
   const hgt = Math.max(y1 - y0, 1e-6);
   return { cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, scale: 0.9 * Math.min(width / w, height / hgt), width, height };
