@@ -55,6 +55,10 @@ const INT32 = { type: 'integer', format: 'int32', minimum: -2147483648, maximum:
 // The store takes safe integers (JSON numbers exact in a double), not the whole int64 range.
 const INT64 = { type: 'integer', format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
 
+/** A longitude and a latitude in degrees, as every position and box has them. */
+const LONGITUDE: JsonSchema = { type: 'number', minimum: -180, maximum: 180 };
+const LATITUDE: JsonSchema = { type: 'number', minimum: -90, maximum: 90 };
+
 /** The shared schemas every document and query refers to. */
 const SHARED: Record<string, JsonSchema> = {
   'api.DateTime': {
@@ -72,10 +76,7 @@ const SHARED: Record<string, JsonSchema> = {
   'api.Position': {
     type: 'array',
     description: '[longitude, latitude] in degrees (a third number, an altitude, is kept).',
-    prefixItems: [
-      { type: 'number', minimum: -180, maximum: 180 },
-      { type: 'number', minimum: -90, maximum: 90 },
-    ],
+    prefixItems: [LONGITUDE, LATITUDE],
     items: { type: 'number' },
     minItems: 2,
     maxItems: 3,
@@ -101,12 +102,7 @@ const SHARED: Record<string, JsonSchema> = {
   'api.Bounds': {
     type: 'array',
     description: 'The box spanned by two corners [x1, y1, x2, y2] (lon, lat), in either order, edges inclusive.',
-    prefixItems: [
-      { type: 'number', minimum: -180, maximum: 180 },
-      { type: 'number', minimum: -90, maximum: 90 },
-      { type: 'number', minimum: -180, maximum: 180 },
-      { type: 'number', minimum: -90, maximum: 90 },
-    ],
+    prefixItems: [LONGITUDE, LATITUDE, LONGITUDE, LATITUDE],
     minItems: 4,
     maxItems: 4,
   },

@@ -1059,7 +1059,7 @@ export class PostgresBackend implements Backend {
       const rows = (await this.#single((s) => s.rows(sql, params.values))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
       return rows.map(([seq, t, op, id, body, activity, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(body) as StoredDoc, activityId: activity, at }));
     },
-    bounds: () => this.#retry(() => this.#client((s) => this.#bounds(s))),
+    bounds: () => this.#single((s) => this.#bounds(s)),
     head: () => {
       // Issued now, ahead of any request made after this call (see #client); no feed table, no head.
       const read = this.#retry(() =>
