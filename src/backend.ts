@@ -7,6 +7,8 @@
 import type { TypeInfo } from './catalogue/index.js';
 import { requestError, type EnvelopeError, type RequestError } from './envelope.js';
 import type { Keyset, QueryPlan, Step } from './query/ast.js';
+import type { SummaryPlan } from './query/aggregate.js';
+import type { SummaryAnswer } from './sql/aggregate.js';
 
 /**
  * Thrown by `DataStore.open` and `openPostgres` when the store's schema must change (a new store, new indexes or
@@ -189,6 +191,8 @@ export interface Backend {
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): MaybePromise<number>;
   /** Deletes every match (the façade refuses an empty plan); the count. */
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number>;
+  /** An aggregate, count or distinct, computed by the database in one statement (src/sql/aggregate.ts). */
+  summarize(info: TypeInfo, plan: SummaryPlan): MaybePromise<SummaryAnswer>;
   /** The statements a query would run and the database's plan for them. */
   explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained>;
   close(): MaybePromise<void>;

@@ -14,6 +14,8 @@ import { LIMITS } from './limits.js';
 import type { Condition, QueryPlan } from './query/ast.js';
 import { encodeCursor } from './query/cursor.js';
 import { parseFieldPath, parsePlan, type ParseContext } from './query/parse.js';
+import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from './query/aggregate.js';
+import { summarize } from './summary.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
 import { SqliteBackend } from './sqlite/backend.js';
 import type { Db } from './sqlite/connection.js';
@@ -289,6 +291,39 @@ export class DynamicStore {
     return then(this.#core.backend.query(info, plan), ({ data, total, next }) =>
       envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next, this.#core.backend.cursorKey) : null }),
     );
+  }
+
+  /**
+   * Rows of groups and metrics computed by the database (an extension of the service's API; README "Aggregates").
+   * @example await store.aggregate('DailyProduction', {}, { groupBy: ['pwi', { field: 'prodDate', interval: 'month' }], metrics: { oil: { sum: 'oilVol' } } })
+   */
+  aggregate(type: string, query?: unknown, options?: unknown): Promise<Envelope<AnyDoc>> {
+    return this.#summary(type, (ctx) => parseAggregate(ctx, query, options)) as Promise<Envelope<AnyDoc>>;
+  }
+
+  /**
+   * The number of documents matching `query`, as the envelope's `count` and `total` (README "Aggregates").
+   * @example (await store.count('Well', { basinName: 'Permian' })).total
+   */
+  count(type: string, query?: unknown, options?: unknown): Promise<Envelope<never>> {
+    return this.#summary(type, (ctx) => parseCount(ctx, query, options)) as Promise<Envelope<never>>;
+  }
+
+  /**
+   * The values of a field path over the documents matching `query`, each once, in sort order; arrays are unwound
+   * (README "Aggregates").
+   * @example (await store.distinct('Well', 'basinName')).data // ['Bakken', 'DJ', 'Eagle Ford', 'Permian']
+   */
+  distinct(type: string, field: string, query?: unknown, options?: unknown): Promise<Envelope<unknown>> {
+    return this.#summary(type, (ctx) => parseDistinct(ctx, field, query, options));
+  }
+
+  /** A summary's plan, checked and scoped to live documents as every read is, run by the backend (summary.ts). */
+  #summary(type: string, parse: (ctx: ParseContext) => SummaryPlan): Promise<Envelope<unknown>> {
+    return this.#run(() => {
+      const info = this.#resolve(type);
+      return summarize(this.#core.backend, info, this.#scope(info, parse(this.#ctx(info))));
+    });
   }
 
   /**
@@ -753,7 +788,7 @@ export class DynamicStore {
    * `deletedAt` null or missing (the very term of the partial unique indexes, so they serve it). The one place
    * soft-deleted documents are left out: queries, iterate, explain, update and delete all pass here.
    */
-  #scope(info: TypeInfo, plan: QueryPlan, includeDeleted = plan.includeDeleted): QueryPlan {
+  #scope<P extends { readonly conditions: readonly Condition[]; readonly includeDeleted: boolean }>(info: TypeInfo, plan: P, includeDeleted = plan.includeDeleted): P {
     if (includeDeleted || !this.#softDeletes(info)) return plan;
     let live = this.#core.live.get(info.name);
     if (!live) this.#core.live.set(info.name, (live = parsePlan(this.#ctx(info), { deletedAt: null }, undefined).conditions));

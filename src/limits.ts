@@ -19,6 +19,10 @@ export const LIMITS = {
   depth: 64,
   /** Field names in one `fields` projection (options.fields). */
   fields: 256,
+  /** Group keys of one aggregate (options.groupBy). */
+  groupKeys: 16,
+  /** Metrics of one aggregate (options.metrics). */
+  metrics: 64,
 } as const;
 
 /** A name as an error message shows it: long ones are cut, so an answer never echoes megabytes back. */

@@ -32,7 +32,10 @@ import type { Condition, QueryPlan } from '../query/ast.js';
 import { newCursorKey } from '../query/cursor.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
-import { coordText, fieldExpr, Params, unstorable } from './dialect.js';
+import { POSTGRES_SUMMARY } from './aggregate.js';
+import type { SummaryPlan } from '../query/aggregate.js';
+import { compileSummary, type SummaryAnswer } from '../sql/aggregate.js';
+import { coordText, fieldExpr, Params, postgres, unstorable } from './dialect.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
@@ -592,6 +595,20 @@ export class PostgresBackend implements Backend {
       const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
       const params = new Params();
       return this.#select(s, selectStatement(table, `seq = ANY(${params.add(seqs, 'bigint[]')})`, params, plan), plan);
+    });
+  }
+
+  summarize(info: TypeInfo, plan: SummaryPlan): Promise<SummaryAnswer> {
+    const run = async (s: Session, where: (params: Params) => string) => {
+      const params = new Params();
+      const summary = compileSummary(postgres, POSTGRES_SUMMARY, plan, this.#table(info), where(params));
+      return summary.answer(await s.rows(params.sql(summary.sql), params.values));
+    };
+    if (!plan.conditions.some((c) => c.op === 'polygon')) return this.#single((s) => run(s, (params) => this.#where(info, plan.conditions, params)));
+    // Polygons are decided in JS (see #polygonMatches): the summary runs over the matches' seqs, in one snapshot.
+    return this.#transaction('read', async (s) => {
+      const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
+      return run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`);
     });
   }
 

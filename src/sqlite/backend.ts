@@ -15,7 +15,11 @@ import { collidingKey, cursorKey, ensureSchema } from './schema.js';
 import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
-import { jsonPath } from './dialect.js';
+import { jsonPath, sqlite, toSqlite } from './dialect.js';
+import { SQLITE_SUMMARY } from './aggregate.js';
+import type { SummaryPlan } from '../query/aggregate.js';
+import { compileSummary, type SummaryAnswer } from '../sql/aggregate.js';
+import { compileWhere as whereOf } from '../sql/compile.js';
 
 const BUSY_ATTEMPTS = 3;
 
@@ -326,6 +330,12 @@ export class SqliteBackend implements Backend {
    * The page's statement and the count's, their parameters, and SQLite's plan of the page; `onePass` is the one
    * statement the store runs instead of both for this query (a limited first page, where it is faster), or null.
    */
+  summarize(info: TypeInfo, plan: SummaryPlan): SummaryAnswer {
+    const summary = compileSummary(sqlite, SQLITE_SUMMARY, plan, this.#table(info), whereOf(sqlite, plan.conditions, { type: info.name, tree: true }));
+    const { sql, params } = toSqlite(summary.sql);
+    return this.#retry(() => summary.answer(this.#statements.get(sql).raw(true).all(...params) as unknown[][]));
+  }
+
   explain(info: TypeInfo, plan: QueryPlan): Explained & { onePass: OnePass | null } {
     const select = this.#select(info, plan);
     const rows = this.#db.prepare(`EXPLAIN QUERY PLAN ${select.sql}`).all(...select.params) as { detail: string }[];

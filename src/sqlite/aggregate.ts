@@ -1,0 +1,52 @@
+/** SQLite's hooks for summaries (src/sql/aggregate.ts): date buckets on the stored ISO text, JSON values by type class. */
+import type { SummaryHooks } from '../sql/aggregate.js';
+import { jsonPath } from './dialect.js';
+
+/** MongoDB's order of types as a number (numbers, strings, objects, arrays, booleans); NULL for null and missing. */
+function typeClass(type: string): string {
+  return `(CASE ${type} WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'false' THEN 5 WHEN 'true' THEN 5 END)`;
+}
+
+/** What a bucket appends to its date part: the rest of the first instant, as the store writes dates. */
+const MIDNIGHT = "'T00:00:00.000Z'";
+
+/** SQLite's summary hooks. */
+export const SQLITE_SUMMARY: SummaryHooks = {
+  bucket(x, interval) {
+    switch (interval) {
+      case 'day':
+        return `(substr(${x}, 1, 10) || ${MIDNIGHT})`;
+      case 'week':
+        // 'weekday 0' moves to the next Sunday (or stays on one): six days before it is the week's Monday.
+        return `(date(${x}, 'weekday 0', '-6 days') || ${MIDNIGHT})`;
+      case 'month':
+        return `(substr(${x}, 1, 7) || '-01' || ${MIDNIGHT})`;
+      case 'quarter':
+        return `(substr(${x}, 1, 5) || printf('%02d', ((CAST(substr(${x}, 6, 2) AS INTEGER) - 1) / 3) * 3 + 1) || '-01' || ${MIDNIGHT})`;
+      case 'year':
+        return `(substr(${x}, 1, 4) || '-01-01' || ${MIDNIGHT})`;
+    }
+  },
+  key(v) {
+    const c = typeClass(v.type);
+    const x = `(CASE WHEN ${c} IS NOT NULL THEN ${v.value} END)`;
+    return {
+      group: [c, x],
+      order: [c, x],
+      out: [c, x],
+      // json_extract answers booleans as 1/0 and objects and arrays as their JSON text.
+      decode: ([cls, value]) => (cls === null ? null : cls === 5 ? value === 1 : cls === 3 || cls === 4 ? JSON.parse(value as string) : value),
+      // quote() prints a real with every digit it needs, so distinct numbers stay distinct.
+      distinct: `(${c} || ':' || quote(${x}))`,
+    };
+  },
+  elements(steps) {
+    const p = jsonPath(steps);
+    return {
+      from: `json_each(CASE json_type(m.doc, ${p}) WHEN 'array' THEN m.doc -> ${p} ELSE json_array(m.doc -> ${p}) END) AS e`,
+      element: { type: 'e.type', value: 'e.value' },
+    };
+  },
+  // SQLite's integer sum() fails past 2^63; the answer is a JavaScript number anyway.
+  sum: (x) => `sum(CAST(${x} AS REAL))`,
+};
