@@ -25,6 +25,8 @@ export {
   type ActivityLog, type UnitsDefinition, type Comment,
 } from './catalogue/index.js';
 export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPath, PolygonOperand, IterateOptions, FieldName, Projected } from './query/types.js';
+export type { AggregateOptions, AggregateRow, GroupKey, MetricSpec, NumericField, OrderedField } from './query/aggregate-types.js';
+export type { Interval } from './query/aggregate.js';
 export type { IndexSpec } from './settings.js';
 export { sampleData, type SampleData, type SampleSizes } from './sample.js';
 export { StoreBusyError } from './backend.js';

@@ -8,7 +8,8 @@ import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from '
 import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type ReplaceOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './dynamic.js';
 import type { ChangeEvent, Version } from './backend.js';
 import type { Envelope } from './envelope.js';
-import type { FieldName, IterateOptions, Projected, Query, QueryOptions, UpdateBody } from './query/types.js';
+import type { FieldName, IterateOptions, Projected, Query, QueryOptions, SortPath, UpdateBody } from './query/types.js';
+import type { AggregateOptions, AggregateRow, GroupKey, MetricSpec } from './query/aggregate-types.js';
 import type { Db } from './sqlite/connection.js';
 
 export type { InsertOptions, LoadOptions, OpenOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './dynamic.js';
@@ -152,6 +153,42 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     options?: QueryOptions<NoInfer<T>, C, F> | null,
   ): Promise<Envelope<Projected<Doc<T, C>, F>>> {
     return this.#dynamic.query(type, query, options) as Promise<Envelope<Projected<Doc<T, C>, F>>>;
+  }
+
+  /**
+   * Rows of groups and metrics, computed by the database (an extension of the service's API; README "Aggregates"):
+   * group keys are field paths or date buckets, metrics sum/avg numeric fields, min/max numeric, date and string
+   * ones, count and countDistinct any path. The row type names each key and metric.
+   * @example await store.aggregate('DailyProduction', {}, { groupBy: ['pwi', { field: 'prodDate', interval: 'month' }], metrics: { oil: { sum: 'oilVol' } } })
+   */
+  aggregate<
+    T extends TypeName<C>,
+    const G extends readonly GroupKey<T, C>[] = [],
+    const M extends Record<string, MetricSpec<T, C>> = Record<never, never>,
+  >(type: T, query: NoInfer<Query<T, C>> | null | undefined, options: AggregateOptions<T, C, G, M>): Promise<Envelope<AggregateRow<Doc<T, C>, G, M>>> {
+    return this.#dynamic.aggregate(type, query, options) as Promise<Envelope<AggregateRow<Doc<T, C>, G, M>>>;
+  }
+
+  /**
+   * The number of documents matching `query`, as the envelope's `count` and `total` (README "Aggregates").
+   * @example (await store.count('Well', { basinName: 'Permian' })).total
+   */
+  count<T extends TypeName<C>>(type: T, query?: NoInfer<Query<T, C>> | null, options?: { includeDeleted?: boolean }): Promise<Envelope<never>> {
+    return this.#dynamic.count(type, query, options);
+  }
+
+  /**
+   * The values of a field path over the documents matching `query`, each once, in sort order: arrays unwound into
+   * their elements, null and missing left out (README "Aggregates").
+   * @example (await store.distinct('Well', 'basinName')).data // ['Bakken', 'Permian']
+   */
+  distinct<T extends TypeName<C>, P extends SortPath<T, C>>(
+    type: T,
+    field: P,
+    query?: NoInfer<Query<T, C>> | null,
+    options?: { includeDeleted?: boolean },
+  ): Promise<Envelope<P extends keyof Doc<T, C> ? NonNullable<Doc<T, C>[P]> extends readonly (infer E)[] ? E : NonNullable<Doc<T, C>[P]> : unknown>> {
+    return this.#dynamic.distinct(type, field, query, options) as never;
   }
 
   /**

@@ -325,3 +325,38 @@ describe('DataStore: mistakes that do not compile', () => {
     store.query('Well', query);
   });
 });
+
+describe('aggregates', () => {
+  it('names each group key and metric in the row type, with its value type', async () => {
+    const r = await store.aggregate('DailyProduction', { prodDate: { gte: '2024-01-01' } }, {
+      groupBy: ['pwi', { field: 'prodDate', interval: 'month' }],
+      metrics: { oil: { sum: 'oilVol' }, days: { count: '*' }, last: { max: 'prodDate' }, wells: { countDistinct: 'pwi' } },
+      sortBy: ['oil', 'pwi'],
+      sortOrder: [-1, 1],
+    });
+    expectTypeOf(r.data[0]!).toEqualTypeOf<{ pwi: string | null; prodDate: string | null; oil: number | null; days: number; last: string | null; wells: number }>();
+    expectTypeOf((await store.count('Well', { basinName: 'Permian' })).total).toEqualTypeOf<number>();
+    expectTypeOf((await store.distinct('Well', 'basinName')).data).toEqualTypeOf<string[]>();
+    // A HashSet's elements are untyped JSON.
+    expectTypeOf((await store.distinct('Well', 'groups')).data).toEqualTypeOf<unknown[]>();
+  });
+
+  it('refuses metrics over fields of the wrong kind, buckets of non-dates and unknown sort names', () => {
+    // @ts-expect-error sum of a String field
+    store.aggregate('DailyProduction', {}, { metrics: { x: { sum: 'pwi' } } });
+    // @ts-expect-error avg of a Dictionary field
+    store.aggregate('DailyProduction', {}, { metrics: { x: { avg: 'extra' } } });
+    // @ts-expect-error min of a Boolean field
+    store.aggregate('Well', {}, { metrics: { x: { min: 'isVirtual' } } });
+    // @ts-expect-error an unknown function
+    store.aggregate('Well', {}, { metrics: { x: { median: 'fracStages' } } });
+    // @ts-expect-error a month bucket of a String field
+    store.aggregate('Well', {}, { groupBy: [{ field: 'pwi', interval: 'month' }] });
+    // @ts-expect-error an hourly bucket
+    store.aggregate('Well', {}, { groupBy: [{ field: 'spudDate', interval: 'hour' }] });
+    // @ts-expect-error sorting by a name that is neither a group key nor a metric
+    store.aggregate('Well', {}, { groupBy: ['basinName'], sortBy: 'pwi' });
+    // @ts-expect-error distinct of an unknown field
+    store.distinct('Well', 'basin');
+  });
+});

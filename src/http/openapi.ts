@@ -270,6 +270,52 @@ const QUERY_OPTIONS: JsonSchema = {
   additionalProperties: false,
 };
 
+const FIELD_PATH: JsonSchema = { type: 'string', minLength: 1, maxLength: LIMITS.nameLength, description: 'A field path of `type` (dotted into objects).' };
+const INCLUDE_DELETED: JsonSchema = { type: 'boolean', description: 'Include soft-deleted documents.' };
+const NAMES: JsonSchema = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1 }] };
+
+/** An aggregate's options (README "Aggregates"). */
+const AGGREGATE_OPTIONS: JsonSchema = {
+  type: 'object',
+  description: 'An extension of the service\'s API. Name at least one group key or metric. An unknown option is INVALID_REQUEST.',
+  properties: {
+    groupBy: {
+      description: 'Group keys: field paths (the row holds the value under the path), or date buckets (UTC; weeks start on Monday; the row holds the first instant under the field\'s name).',
+      anyOf: [FIELD_PATH, {
+        type: 'array',
+        maxItems: LIMITS.groupKeys,
+        items: {
+          anyOf: [
+            FIELD_PATH,
+            { type: 'object', required: ['field', 'interval'], additionalProperties: false, properties: { field: FIELD_PATH, interval: { enum: ['day', 'week', 'month', 'quarter', 'year'] } } },
+          ],
+        },
+      }],
+    },
+    metrics: {
+      type: 'object',
+      maxProperties: LIMITS.metrics,
+      description: 'Named metrics, one function each: sum and avg of numeric fields, min and max of numeric, date and string fields, count and countDistinct of any path (`count: "*"`: the documents). Null and missing values are left out, as SQL does.',
+      additionalProperties: {
+        type: 'object',
+        minProperties: 1,
+        maxProperties: 1,
+        additionalProperties: false,
+        properties: { sum: FIELD_PATH, avg: FIELD_PATH, min: FIELD_PATH, max: FIELD_PATH, count: FIELD_PATH, countDistinct: FIELD_PATH },
+      },
+    },
+    sortBy: { ...NAMES, description: 'Group keys or metrics, by name; then every group key ascending.' },
+    sortOrder: { anyOf: [{ enum: [1, -1] }, { type: 'array', items: { enum: [1, -1] } }], description: 'One order, or one per sort key.' },
+    limit: { type: 'integer', minimum: 0, description: 'Rows per answer; 0 or absent: every group.' },
+    skip: { type: 'integer', minimum: 0 },
+    cursor: { type: ['string', 'null'], description: 'The `cursor` of the previous page, with the same query, groups, metrics and sort.' },
+    includeDeleted: INCLUDE_DELETED,
+  },
+  additionalProperties: false,
+};
+
+const SUMMARY_OPTIONS: JsonSchema = { type: 'object', properties: { includeDeleted: INCLUDE_DELETED }, additionalProperties: false };
+
 const WRITE_OPTIONS: JsonSchema = {
   type: 'object',
   properties: {
@@ -308,13 +354,19 @@ function bodies(catalogue: Catalogue): Record<string, JsonSchema> {
     'request.Update': body(catalogue, { type: TYPE_NAME, query, body: fields }, ['type', 'body'], (n) => ({ properties: { query: ref(`${n}.query`), body: ref(n) } })),
     'request.Delete': body(catalogue, { type: TYPE_NAME, query }, ['type'], (n) => ({ properties: { query: ref(`${n}.query`) } })),
     'request.Schema': body(catalogue, { type: TYPE_NAME }, ['type']),
+    'request.Aggregate': body(catalogue, { type: TYPE_NAME, query, options: AGGREGATE_OPTIONS }, ['type', 'options'], (n) => ({ properties: { query: ref(`${n}.query`) } })),
+    'request.Count': body(catalogue, { type: TYPE_NAME, query, options: SUMMARY_OPTIONS }, ['type'], (n) => ({ properties: { query: ref(`${n}.query`) } })),
+    'request.Distinct': body(catalogue, { type: TYPE_NAME, field: FIELD_PATH, query, options: SUMMARY_OPTIONS }, ['type', 'field'], (n) => ({ properties: { query: ref(`${n}.query`) } })),
     'request.V1': body(
       catalogue,
       {
         request: { type: 'string', pattern: `^(?:${V1_REQUESTS.map(anyCase).join('|')})$`, description: `The operation, in any case: ${V1_REQUESTS.join(', ')}.` },
         type: { ...TYPE_NAME, description: `${TYPE_NAME.description} Not needed by \`types\`.` },
-        query: { ...nullable(query), description: 'get, update, delete: the query (null or absent: `{}`). `objectId` stands for `id`.' },
-        options: { description: 'get: the query options; insert: the write options; update: the fields to set when `body` is absent (the older form).' },
+        query: { ...nullable(query), description: 'get, aggregate, count, distinct, update, delete: the query (null or absent: `{}`). `objectId` stands for `id`.' },
+        options: {
+          description:
+            'get: the query options; aggregate: the aggregate options (groupBy, metrics, …); count: includeDeleted; distinct: `field`, the field path, and includeDeleted; insert: the write options; update: the fields to set when `body` is absent (the older form).',
+        },
         body: { description: 'insert, replace: the documents (`objectId` stands for `id`); update: the fields to set.', anyOf: [docs, fields] },
       },
       ['request'],
@@ -415,6 +467,30 @@ const OPERATIONS: { [P in keyof RouteMethods]: { [M in RouteMethods[P]]: Operati
   '/data/query': {
     POST: { tag: 'data', summary: 'Query documents', description: 'The documents of `type` matching `query`, with `total` every match.', body: 'request.Query', data: anyDoc, errors: READ },
   },
+  '/data/aggregate': {
+    POST: {
+      tag: 'data',
+      summary: 'Aggregate documents',
+      description:
+        'An extension of the service\'s API. Rows of the groups of the documents matching `query` (`options.groupBy`: field paths and date buckets) with their metrics (`options.metrics`), computed by the database; `total` counts the groups. Paged by limit, skip and cursor; ordered by `sortBy`, then every group key.',
+      body: 'request.Aggregate',
+      data: { ...OBJECT, description: 'A group: its keys under their names, its metrics under theirs.' },
+      errors: READ,
+    },
+  },
+  '/data/count': {
+    POST: { tag: 'data', summary: 'Count documents', description: 'An extension of the service\'s API. The number of documents matching `query`, as `count` and `total` (no data).', body: 'request.Count', data: {}, errors: READ },
+  },
+  '/data/distinct': {
+    POST: {
+      tag: 'data',
+      summary: "A field's distinct values",
+      description: "An extension of the service's API. The values of `field` over the documents matching `query`, each once, in sort order; an array is unwound into its elements; null and missing are left out.",
+      body: 'request.Distinct',
+      data: {},
+      errors: READ,
+    },
+  },
   '/data': {
     POST: {
       tag: 'data',
@@ -475,7 +551,7 @@ const OPERATIONS: { [P in keyof RouteMethods]: { [M in RouteMethods[P]]: Operati
       tag: 'v1',
       summary: 'Any operation (versioned family)',
       description:
-        'One POST, the operation in `request` (any case): get, insert, replace, update, delete, types, schema. `objectId` stands for `id` in documents and queries. An unknown `request` is INVALID_REQUEST on `request`.',
+        'One POST, the operation in `request` (any case): get, insert, replace, update, delete, types, schema, and the extensions aggregate, count, distinct. `objectId` stands for `id` in documents and queries. An unknown `request` is INVALID_REQUEST on `request`.',
       body: 'request.V1',
       data: {},
       write: true,

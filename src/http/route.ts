@@ -97,6 +97,11 @@ function v1Query(query: unknown): unknown {
   return objectIdToId(query);
 }
 
+/** The request's abort signal, for a store that stops a read when the client goes away. */
+function control(req: CoreRequest): { signal: AbortSignal } | undefined {
+  return req.signal ? { signal: req.signal } : undefined;
+}
+
 /** Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. */
 async function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
   const control = req.signal ? { signal: req.signal } : undefined;
@@ -130,6 +135,15 @@ async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envel
     }
     case 'delete':
       return store.delete(type, v1Query(body.query), activity(req));
+    case 'aggregate':
+      return store.aggregate(type, v1Query(body.query), body.options ?? undefined, control(req));
+    case 'count':
+      return store.count(type, v1Query(body.query), body.options ?? undefined, control(req));
+    case 'distinct': {
+      // The versioned family has no key of its own for the field: it travels as options.field.
+      const { field, ...options } = isPlainObject(body.options) ? body.options : {};
+      return store.distinct(type, field as string, v1Query(body.query), options, control(req));
+    }
     case 'types':
       return store.types();
     case 'schema':
@@ -215,6 +229,15 @@ const ROUTES = {
     methods: {
       POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => query(s, b.type as string, b.query, b.options, req) },
     },
+  },
+  '/data/aggregate': {
+    methods: { POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => s.aggregate(b.type as string, b.query, b.options, control(req)) } },
+  },
+  '/data/count': {
+    methods: { POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => s.count(b.type as string, b.query, b.options, control(req)) } },
+  },
+  '/data/distinct': {
+    methods: { POST: { json: true, keys: ['type', 'field', 'query', 'options'], run: (s, b, req) => s.distinct(b.type as string, b.field as string, b.query, b.options, control(req)) } },
   },
   '/data': {
     methods: {

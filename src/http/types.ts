@@ -20,6 +20,12 @@ export interface StoreLike {
   delete(type: string, query: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
   types(): Promise<Envelope<unknown>>;
   schema(type: string): Promise<Envelope<unknown>>;
+  /** Rows of groups and metrics (`POST /data/aggregate`; README "Aggregates"). */
+  aggregate(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
+  /** The number of matches (`POST /data/count`). */
+  count(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
+  /** A field's values over the matches (`POST /data/distinct`). */
+  distinct(type: string, field: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
   withUser(userId: string): StoreLike;
   /** The change feed (`GET /data/changes`); absent: the route answers that the store has none. */
   watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal }): AsyncGenerator<{ seq: number }, void, undefined>;
@@ -30,7 +36,7 @@ export interface StoreLike {
 
 /** What the adapter and the CLI accept: a `DataStore` of any catalogue (its `dynamic` view is used) or a `DynamicStore`. */
 /** The requests of the `/v1/data` route family (`request`, in any case). */
-export const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'] as const;
+export const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema', 'aggregate', 'count', 'distinct'] as const;
 
 export type StoreInput = StoreLike | { readonly dynamic: StoreLike };
 

@@ -170,7 +170,7 @@ export class PooledStore {
    * @example await store.insert('Well', [{ pwi: 'W1' }], { atomic: true })
    */
   insert(type: string, docs: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('insert', [type, docs, options], control);
+    return this.#whole('insert', [type, docs, options], control);
   }
 
   /**
@@ -188,7 +188,7 @@ export class PooledStore {
    * @example await store.replace('Well', [{ id, pwi: 'W1' }])
    */
   replace(type: string, docs: unknown, options?: ReplaceOptions, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('replace', [type, docs, options], control);
+    return this.#whole('replace', [type, docs, options], control);
   }
 
   /**
@@ -196,7 +196,7 @@ export class PooledStore {
    * @example await store.update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
   update(type: string, query: unknown, body: unknown, options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('update', [type, query, body, options], control);
+    return this.#whole('update', [type, query, body, options], control);
   }
 
   /**
@@ -204,7 +204,7 @@ export class PooledStore {
    * @example await store.delete('Well', { pwi: 'W1' })
    */
   delete(type: string, query: unknown, options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>> {
-    return this.#write('delete', [type, query, options], control);
+    return this.#whole('delete', [type, query, options], control);
   }
 
   /** Names of every type; answered at once, without a worker (the catalogue is not in the file). */
@@ -248,7 +248,32 @@ export class PooledStore {
     return this.#core.close();
   }
 
-  async #write(op: Op, args: unknown[], control: RequestControl | undefined): Promise<Envelope<never>> {
+  /**
+   * Rows of groups and metrics, computed in a reader (see `DynamicStore#aggregate`).
+   * @example await store.aggregate('DailyProduction', {}, { groupBy: ['pwi'], metrics: { oil: { sum: 'oilVol' } } })
+   */
+  aggregate(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<AnyDoc>> {
+    return this.#whole('aggregate', [type, query, options], control) as Promise<Envelope<AnyDoc>>;
+  }
+
+  /**
+   * The number of matches, counted in a reader (see `DynamicStore#count`).
+   * @example (await store.count('Well', { basinName: 'Permian' })).total
+   */
+  count(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<never>> {
+    return this.#whole('count', [type, query, options], control);
+  }
+
+  /**
+   * A field's values over the matches, read in a reader (see `DynamicStore#distinct`).
+   * @example (await store.distinct('Well', 'basinName')).data
+   */
+  distinct(type: string, field: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>> {
+    return this.#whole('distinct', [type, field, query, options], control);
+  }
+
+  /** A request answered by one whole envelope: a write, or a summary (a read whose answer is small). */
+  async #whole(op: Op, args: unknown[], control: RequestControl | undefined): Promise<Envelope<never>> {
     const { head } = this.#core.submit(op, args, this.#userId, controlSignal(control));
     return ((await head) as { answer: unknown }).answer as Envelope<never>;
   }

@@ -5,7 +5,11 @@
 import type { OpenOptions } from '../settings.js';
 
 /** The store operations a worker runs; `types` and `schema` never leave the pool's thread (they read no database). */
-export type Op = 'query' | 'insert' | 'replace' | 'update' | 'delete' | 'insertMany';
+export type Op = 'query' | SummaryOp | 'insert' | 'replace' | 'update' | 'delete' | 'insertMany';
+
+/** Reads a reader answers whole, through the façade's method of the same name. */
+export type SummaryOp = 'aggregate' | 'count' | 'distinct';
+export const SUMMARIES: ReadonlySet<Op> = new Set<SummaryOp>(['aggregate', 'count', 'distinct']);
 
 export const WRITES: ReadonlySet<Op> = new Set(['insert', 'replace', 'update', 'delete', 'insertMany']);
 

@@ -17,7 +17,7 @@ import type { OpenOptions } from '../settings.js';
 import type { TextSlices } from '../slices.js';
 import { requestErrorOf } from '../sqlite/backend.js';
 import type { Statement } from '../sqlite/connection.js';
-import { GATE, serializeError, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
+import { GATE, serializeError, SUMMARIES, type FromWorker, type Op, type SummaryOp, type ToWorker, type WorkerConfig } from './protocol.js';
 
 /** As in SqliteBackend: a lock wait is tried this many times (each waits busyTimeoutMs) before the write gives up. */
 const BUSY_ATTEMPTS = 3;
@@ -90,6 +90,12 @@ async function startQuery(id: number, args: unknown[]): Promise<void> {
   }
   open = { id, slices };
   sendNext();
+}
+
+/** An aggregate, count or distinct through the façade: its envelope is small, sent whole. */
+function summary(op: SummaryOp, args: unknown[]): Promise<unknown> {
+  const [type, ...rest] = args as [string, ...unknown[]];
+  return op === 'distinct' ? store.distinct(type, rest[0] as string, rest[1], rest[2]) : store[op](type, rest[0], rest[1]);
 }
 
 /** Ends the open answer, if any. */
@@ -187,6 +193,7 @@ function onMessage(m: ToWorker): void {
     case 'run':
       now = m.now;
       if (m.op === 'query') void startQuery(m.id, m.args).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
+      else if (SUMMARIES.has(m.op)) void summary(m.op as SummaryOp, m.args).then((answer) => post({ t: 'done', id: m.id, answer }), (e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
       // Whatever fails past the write's own handling (a rollback that throws) still answers, never an unhandled rejection.
       else void runWrite(m.id, m.op, m.args, m.userId).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
       return;
