@@ -2,7 +2,7 @@
  * Aggregate, count and distinct requests → frozen summary plans: the options checked against the catalogue (group
  * keys, date buckets, metrics and the kinds they take, sort keys, paging), the query's conditions the parser's own.
  */
-import { didYouMean, type TypeInfo } from '../catalogue/index.js';
+import { didYouMean } from '../catalogue/index.js';
 import type { Category } from '../catalogue/kinds.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
 import { collect, requestError, RequestError, type EnvelopeError } from '../envelope.js';
