@@ -78,6 +78,49 @@ export const CASES: HttpCase[] = [
     check: ({ env }) => expect(env.total).toBe(3),
   },
   {
+    name: 'POST /data/aggregate groups, sums and sorts by a metric',
+    method: 'POST', path: '/api/data/aggregate',
+    body: { type: 'Well', query: { fracStages: { gte: 10 } }, options: { groupBy: ['basinName', { field: 'spudDate', interval: 'year' }], metrics: { stages: { sum: 'fracStages' }, wells: { count: '*' } }, sortBy: 'stages', sortOrder: -1, limit: 2 } },
+    status: 200,
+    check: ({ env }) => {
+      expect(env.data).toEqual([
+        { basinName: 'Permian', spudDate: '2022-01-01T00:00:00.000Z', stages: 30, wells: 1 },
+        { basinName: 'Permian', spudDate: '2021-01-01T00:00:00.000Z', stages: 20, wells: 1 },
+      ]);
+      expect([env.total, env.hasCursor]).toEqual([3, true]);
+    },
+  },
+  {
+    name: 'POST /data/aggregate: avg of a String field is 400 INVALID_REQUEST',
+    method: 'POST', path: '/api/data/aggregate', body: { type: 'Well', options: { metrics: { x: { avg: 'basinName' } } } },
+    status: 400, code: 'INVALID_REQUEST',
+  },
+  {
+    name: 'POST /data/count counts the matches',
+    method: 'POST', path: '/api/data/count', body: { type: 'Well', query: { basinName: 'Permian' } },
+    status: 200,
+    check: ({ env }) => expect([env.count, env.total, env.data]).toEqual([2, 2, []]),
+  },
+  {
+    name: 'POST /data/distinct answers the values in order',
+    method: 'POST', path: '/api/data/distinct', body: { type: 'Well', field: 'basinName' },
+    status: 200,
+    check: ({ env }) => expect(env.data).toEqual(['Bakken', 'Permian']),
+  },
+  {
+    name: 'v1 aggregate, count and distinct',
+    method: 'POST', path: '/api/v1/data',
+    body: { type: 'Well', request: 'Aggregate', query: null, options: { groupBy: ['basinName'], metrics: { n: { count: '*' } } } },
+    status: 200,
+    check: ({ env }) => expect(env.data).toEqual([{ basinName: 'Bakken', n: 1 }, { basinName: 'Permian', n: 2 }]),
+  },
+  {
+    name: 'v1 distinct takes its field in options.field',
+    method: 'POST', path: '/api/v1/data', body: { type: 'Well', request: 'distinct', options: { field: 'pwi' } },
+    status: 200,
+    check: ({ env }) => expect(env.data).toEqual(['W1', 'W2', 'W3']),
+  },
+  {
     name: 'POST /data/query: bad operand is 400 INVALID_QUERY',
     method: 'POST', path: '/api/data/query', body: { type: 'Well', query: { fracStages: { gt: 'abc' } } },
     status: 400, code: 'INVALID_QUERY',

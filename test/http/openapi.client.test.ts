@@ -125,6 +125,9 @@ describe('the document refuses what the server refuses, where JSON Schema can sa
     ['a sortOrder of 2', 'request.Query', { type: 'Well', options: { sortOrder: 2 } }],
     ['an unknown body key', 'request.Insert', { type: 'Well', datas: [] }],
     ['an unknown v1 request', 'request.V1', { type: 'Well', request: 'upsert' }],
+    ['a metric of two functions', 'request.Aggregate', { type: 'Well', options: { metrics: { x: { sum: 'fracStages', avg: 'fracStages' } } } }],
+    ['an hourly bucket', 'request.Aggregate', { type: 'Well', options: { groupBy: [{ field: 'spudDate', interval: 'hour' }] } }],
+    ['distinct without its field', 'request.Distinct', { type: 'Well' }],
   ];
   for (const [what, schema, body] of refused) {
     it(what, () => {

@@ -107,7 +107,7 @@ describe('GET /api/openapi.json', () => {
 
   it('lists both route families and the statuses each answers, from the error codes', async () => {
     const doc = await documentOf();
-    expect(Object.keys(doc.paths).sort()).toEqual(['/data', '/data/query', '/data/schema', '/data/types', '/docs', '/openapi.json', '/v1/data']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/data', '/data/aggregate', '/data/count', '/data/distinct', '/data/query', '/data/schema', '/data/types', '/docs', '/openapi.json', '/v1/data']);
     expect(Object.keys(doc.paths['/data'])).toEqual(['post', 'put', 'patch', 'delete']);
     expect(Object.keys(doc.paths['/data/schema'])).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/data'].post.responses)).toEqual(['200', '400', '409', '413', '415', '500', '503', '507']);
