@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-/** The `consolidata` command: serve, import, export. */
+/** The `consolidata` command: serve, import, export, aggregate. */
 import { Command, InvalidArgumentError } from 'commander';
 // Inlined by the bundler: the built dist/cli.js knows its version wherever it is run from.
 import pkg from '../../package.json' with { type: 'json' };
+import { aggregateCommand } from './aggregate.js';
 import { exportCommand, importCommand } from './commands.js';
 import { shownDb, typesFlag, type JournalOptions } from './db.js';
 import { serve } from './serve.js';
@@ -126,6 +127,33 @@ program
       fatal(e.message);
     });
     process.exitCode = await exportCommand({ type, db: o.db, query, stdout: process.stdout, stderr: process.stderr });
+  });
+
+program
+  .command('aggregate')
+  .description("print a type's groups and metrics as a table (or CSV), computed by the database")
+  .argument('<type>', 'document type, e.g. DailyProduction')
+  .option('--db <file|url>', 'SQLite file (must exist), or postgres://…[?schema=name]', './consolidata.db')
+  .option('--query <json>', 'query object, e.g. \'{"prodDate":{"gte":"2024-01-01"}}\'')
+  .option('--group-by <keys>', "group keys, comma-separated: fields, or a DateTime field and an interval (day, week, month, quarter, year), e.g. 'pwi,prodDate:month'")
+  .option('--metric <name=fn:field>', "a metric (repeatable): sum, avg, min, max, count or countDistinct of a field, e.g. 'oil=sum:oilVol', 'days=count:*'", (v: string, all: string[]) => [...all, v], [] as string[])
+  .option('--sort-by <names>', 'group keys or metrics to sort by, comma-separated (then every group key)')
+  .option('--sort-order <order>', '1 ascending (default) or -1 descending', (v: string) => {
+    if (v !== '1' && v !== '-1') throw new InvalidArgumentError('--sort-order must be 1 or -1');
+    return Number(v) as 1 | -1;
+  })
+  .option('--limit <n>', 'rows at most (default: every group)', integer('--limit', 1))
+  .option('--csv', 'CSV with a header line instead of a table')
+  .action(async (type: string, o: { db: string; query?: string; groupBy?: string; metric: string[]; sortBy?: string; sortOrder?: 1 | -1; limit?: number; csv?: boolean }) => {
+    let query: unknown = {};
+    if (o.query !== undefined) {
+      try {
+        query = JSON.parse(o.query);
+      } catch (e) {
+        fatal(`--query: malformed JSON (${(e as Error).message})`);
+      }
+    }
+    process.exitCode = await aggregateCommand({ type, db: o.db, query, groupBy: o.groupBy, metrics: o.metric, sortBy: o.sortBy, sortOrder: o.sortOrder, limit: o.limit, csv: o.csv, stdout: process.stdout, stderr: process.stderr });
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => fatal((e as Error).message));
