@@ -321,3 +321,52 @@ export async function writePostgres({ root, results, rows, meta, workloads }) {
   console.log(section.replace(/<!-- \/?postgres -->\n?/g, ''));
   console.log(`wrote ${path.relative(process.cwd(), file)} (PostgreSQL section), ${path.join(path.relative(process.cwd(), results), 'postgres.json')}`);
 }
+
+/**
+ * The aggregate workloads (bench/aggregate.mjs): merged by size into results/aggregates.json, so runs of one size
+ * each keep the others', and written to REPORT.md's aggregates section with every target marked met or missed.
+ */
+export function writeAggregates({ root, results, rows, meta }) {
+  fs.mkdirSync(results, { recursive: true });
+  const file = path.join(results, 'aggregates.json');
+  const kept = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { rows: [], runs: {} };
+  const mine = rows.filter((r) => r.workload.startsWith('agg-'));
+  const sizes = new Set(mine.map((r) => `${r.size}`));
+  const key = (r) => `${r.workload} ${r.size} ${r.system}`;
+  const merged = [...kept.rows.filter((r) => !mine.some((m) => key(m) === key(r))), ...mine];
+  for (const n of sizes) kept.runs[`${meta.backend}:${n}`] = { date: meta.date, seconds: meta.seconds };
+  fs.writeFileSync(file, JSON.stringify({ rows: merged, runs: kept.runs }, null, 1));
+  const get = (w, n, sys) => merged.find((r) => r.workload === w && r.size === n && r.system === sys)?.medianMs ?? null;
+  const times = (a, b) => (a != null && b != null ? `${x(a / b)}` : '–');
+  const upTo = (a, b, target) => (a != null && b != null ? `${x(a / b)} ${a / b <= target ? 'met' : '**missed**'}` : '–');
+  const atLeast = (a, b, target) => (a != null && b != null ? `${x(b / a)} ${b / a >= target ? 'met' : '**missed**'}` : '–');
+  const WHAT = { 'agg-month-well': 'per well and month', 'agg-month-basin': 'per basin and month' };
+  const lines = [
+    '<!-- aggregates -->',
+    '### Aggregates: monthly oil per well and per basin',
+    '',
+    'Written by `npm run bench -- --sizes=N --only=agg-month-well,agg-month-basin` (add `--backend postgres` for the pg columns); each size shows its',
+    `latest run (${Object.entries(kept.runs).map(([k, v]) => `${k} on ${v.date.slice(0, 10)}`).join(', ')}). N DailyProduction rows (N/100 wells × 100 days, each`,
+    "carrying its well's basin under `extra.basin`), loaded into a fresh store of each system outside the timing; one aggregate is",
+    '`store.aggregate(\'DailyProduction\', {}, { groupBy: [key, { field: \'prodDate\', interval: \'month\' }], metrics: { oil: { sum: \'oilVol\' } } })`,',
+    'against hand-written `GROUP BY` SQL on the same database, mingo\'s `$group` + `$sort` pipeline and a LokiJS `mapReduce`. Every system\'s',
+    `groups and oil total are compared (mismatches: ${meta.mismatches.filter((l) => l.includes(' agg-')).join('; ') || 'none'}). Median ms per aggregate; targets: ≤ 1.25× hand SQL, ≥ 10× faster than each peer.`,
+    '',
+    '| rows | aggregate | consolidata | hand SQL | ÷ hand SQL (≤ 1.25×) | mingo | faster (≥ 10×) | LokiJS | faster (≥ 10×) | pg | pgsql | pg ÷ pgsql |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const n of [...new Set(merged.map((r) => r.size))].sort((a, b) => a - b)) {
+    for (const w of Object.keys(WHAT)) {
+      const cd = get(w, n, 'consolidata');
+      const sql = get(w, n, 'sql');
+      const mingo = get(w, n, 'mingo');
+      const loki = get(w, n, 'loki');
+      const pg = get(w, n, 'pg');
+      const pgsql = get(w, n, 'pgsql');
+      lines.push(`| ${n.toLocaleString('en-US')} | ${WHAT[w]} | ${ms(cd)} | ${ms(sql)} | ${upTo(cd, sql, 1.25)} | ${ms(mingo)} | ${atLeast(cd, mingo, 10)} | ${ms(loki)} | ${atLeast(cd, loki, 10)} | ${ms(pg)} | ${ms(pgsql)} | ${pg != null ? upTo(pg, pgsql, 1.25) : times(pg, pgsql)} |`);
+    }
+  }
+  lines.push('', '<!-- /aggregates -->');
+  writeSection(root, 'aggregates', lines);
+  console.log(`wrote the aggregates section of ${path.relative(process.cwd(), path.join(root, 'bench', 'REPORT.md'))}`);
+}

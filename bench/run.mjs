@@ -9,6 +9,7 @@
  *   node bench/run.mjs --testkit  consolidata/testing: per-test setup by re-inserting vs restoring a snapshot (bench/testkit.mjs)
  *   node bench/run.mjs --backend postgres   the workloads at 100k on PostgreSQL (a throwaway server, or --pg-url=…)
  *                                  beside SQLite: consolidata and hand-written SQL on each; writes REPORT.md's PostgreSQL section
+ *   node bench/run.mjs --sizes=100000 --only=agg-month-well,agg-month-basin   the aggregates alone: REPORT.md's aggregates section
  *   dev: --sizes=10000 --systems=sql,consolidata --only=eq-pwi,bounds-100
  */
 import { spawnSync } from 'node:child_process';
@@ -20,7 +21,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mjs';
 import { boxFor, polygonFor, ringsBox } from './geo.mjs';
-import { writeOutputs, writePostgres, writeReport } from './report.mjs';
+import { writeAggregates, writeOutputs, writePostgres, writeReport } from './report.mjs';
+import { aggregateRows } from './aggregate.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -205,7 +207,12 @@ const QUERIES = [
   { id: 'bounds-10k-scan', what: 'bounds-10k as a full scan (no R*Tree)', method: 'boundsScan', args: (P) => P.large, check: 1, systems: ['sql'] },
   { id: 'polygon-hole-scan', what: 'polygon-hole as a full scan (no R*Tree)', method: 'polygonScan', args: (P) => P.polygon, check: 1, systems: ['sql'] },
 ];
-const WORKLOADS = ['bulk-insert', ...QUERIES.map((q) => q.id), 'open-existing', 'dp-bulk-insert', 'dp-history', 'insert-one', 'update-many', 'delete-many'];
+// Aggregates over DailyProduction rows of their own (as many as the size), in a fresh store of each system.
+const AGGREGATE_WORKLOADS = [
+  { id: 'agg-month-well', what: 'monthly oil per well: sum of oilVol by pwi and month', method: 'monthlyPerWell' },
+  { id: 'agg-month-basin', what: 'monthly oil per basin: sum of oilVol by extra.basin and month', method: 'monthlyPerBasin' },
+];
+const WORKLOADS = ['bulk-insert', ...QUERIES.map((q) => q.id), 'open-existing', 'dp-bulk-insert', 'dp-history', 'insert-one', 'update-many', 'delete-many', ...AGGREGATE_WORKLOADS.map((a) => a.id)];
 const run = (id) => !ONLY || ONLY.includes(id);
 
 // ---- the run ---------------------------------------------------------------------------------------------------
@@ -242,7 +249,39 @@ function checkCounts(workload, size, counts) {
   }
 }
 
+/**
+ * The aggregate workloads at size `n`: `n` DailyProduction rows loaded into a fresh store of each system that has
+ * them (outside the timing), then each aggregate measured; every system's groups and oil total are compared.
+ */
+async function aggregates(n) {
+  const t0 = performance.now();
+  const rows = aggregateRows(n);
+  console.log(`\n== aggregates over ${n.toLocaleString('en-US')} DailyProduction rows, generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const counts = Object.fromEntries(AGGREGATE_WORKLOADS.map((a) => [a.id, {}]));
+  for (const name of systemsAt(n).filter((x) => x !== 'nedb')) {
+    const { create } = await import(MODULES[name]);
+    const s = await create({ file: path.join(tmp, `${name}-agg-${n}.db`), DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
+    await s.reset();
+    if (s.dpBulkInsert) await call(() => s.dpBulkInsert(s.prepare?.dpBulkInsert ? s.prepare.dpBulkInsert(rows) : rows));
+    else s.loadDaily(rows);
+    await s.analyze?.();
+    gc();
+    for (const a of AGGREGATE_WORKLOADS) {
+      if (!run(a.id)) continue;
+      const m = await measureQuery(() => s[a.method](), [[]], BUDGET_MS(n) * 4, 1);
+      counts[a.id][name] = m.hits;
+      record(a.id, n, name, m, { hits: m.hits[0] });
+    }
+    await call(() => s.close());
+    gc();
+  }
+  for (const a of AGGREGATE_WORKLOADS) if (run(a.id)) checkCounts(a.id, n, counts[a.id]);
+}
+
 for (const n of SIZES) {
+  if (AGGREGATE_WORKLOADS.some((a) => run(a.id))) await aggregates(n);
+  // A run of the aggregates alone needs no Wells.
+  if (ONLY?.every((id) => AGGREGATE_WORKLOADS.some((a) => a.id === id))) continue;
   const t0 = performance.now();
   const wells = generateWells(n);
   const daily = generateDaily(n / 10);
@@ -426,7 +465,11 @@ const meta = {
   mismatches,
 };
 cluster?.stop();
-if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
+const aggregatesOnly = ONLY?.every((id) => AGGREGATE_WORKLOADS.some((a) => a.id === id));
+if (results.some((r) => r.workload.startsWith('agg-'))) writeAggregates({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, backend: BACKEND } });
+if (aggregatesOnly) {
+  // A run of the aggregates alone leaves the other results (and REPORT.md's other sections) as they are.
+} else if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
 else writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
 console.log(`\nmismatches: ${mismatches.length ? mismatches.join('; ') : 'none'}`);
 console.log(`peak RSS: sampled ${meta.peakRssMB.sampled.toFixed(0)} MB, maxRSS ${meta.peakRssMB.maxRSS.toFixed(0)} MB; ${meta.seconds.toFixed(0)} s in all`);

@@ -2,11 +2,28 @@
 import fs from 'node:fs';
 import Loki from 'lokijs';
 import { inBox, inRings } from '../geo.mjs';
+import { tally } from '../aggregate.mjs';
 
 const OPTS = { unique: ['pwi'], indices: ['pwi', 'spudDate', 'basinName'] };
 const loc = (d) => d.surfaceLoc?.coordinates;
 // Loki keeps (and stamps $loki/meta on) the objects it is given: hand it copies, outside the timing.
 const copy = (docs) => docs.map((d) => structuredClone(d));
+
+/** Loki's mapReduce: each row to its (key, month, oil), reduced into sums by key and month, sorted as the store's rows are. */
+function monthly(collection, keyOf) {
+  return collection.mapReduce(
+    (d) => [keyOf(d), d.prodDate.slice(0, 7), d.oilVol ?? 0],
+    (mapped) => {
+      const sums = new Map();
+      for (const [key, month, oil] of mapped) {
+        const k = `${key}\u0000${month}`;
+        sums.set(k, (sums.get(k) ?? 0) + oil);
+      }
+      const keys = [...sums.keys()].sort();
+      return tally(keys.length, keys.reduce((a, k) => a + sums.get(k), 0));
+    },
+  );
+}
 
 export async function create({ file }) {
   let db;
@@ -51,6 +68,8 @@ export async function create({ file }) {
       return n;
     },
     dpBulkInsert(rows) { daily.insert(rows); return rows.length; },
+    monthlyPerWell: () => monthly(daily, (d) => d.pwi),
+    monthlyPerBasin: () => monthly(daily, (d) => d.extra?.basin),
     dpHistory: (pwi) => daily.chain().find({ pwi }).simplesort('prodDate').data().length,
     closeForOpen() {
       if (!fs.existsSync(datafile)) fs.writeFileSync(datafile, db.serialize());

@@ -1,8 +1,17 @@
 /** mingo over plain arrays: a query engine without storage or indexes, so every query is a scan; writes are n/a. */
-import { find } from 'mingo';
+// The $group and $sort stages are not in mingo's default build: the system operators register them.
+import 'mingo/init/system';
+import { aggregate, find } from 'mingo';
+import { tally } from '../aggregate.mjs';
 import { inBox, inRings } from '../geo.mjs';
 
 const loc = (d) => d.surfaceLoc?.coordinates;
+/** Sum of oil by a key and the month of prodDate (its first seven characters), sorted as the store's rows are. */
+const pipeline = (key) => [
+  { $group: { _id: { key, month: { $substrBytes: ['$prodDate', 0, 7] } }, oil: { $sum: '$oilVol' } } },
+  { $sort: { '_id.key': 1, '_id.month': 1 } },
+];
+const groups = (rows) => tally(rows.length, rows.reduce((a, r) => a + r.oil, 0));
 
 export async function create() {
   let wells = [];
@@ -27,6 +36,8 @@ export async function create() {
       const page = find(wells, query).sort({ spudDate: -1 }).limit(50).all();
       return `${page.length}/${find(wells, query).count()}`;
     },
+    monthlyPerWell: () => groups(aggregate(daily, pipeline('$pwi'))),
+    monthlyPerBasin: () => groups(aggregate(daily, pipeline('$extra.basin'))),
     dpHistory: (pwi) => find(daily, { pwi }).sort({ prodDate: 1 }).all().length,
     close() { wells = daily = []; },
   };

@@ -1,5 +1,6 @@
 /** consolidata through its public API (the built dist), on a file in WAL mode, as users run it. */
 import fs from 'node:fs';
+import { AGGREGATES, tallyRows } from '../aggregate.mjs';
 
 function must(env) {
   if (!env.success) throw new Error(`consolidata: ${env.message} ${JSON.stringify(env.errors.slice(0, 3))}`);
@@ -61,6 +62,8 @@ export async function create({ file, DataStore, storeOptions }) {
     async updateMany(basin, value) { return must(await store.update('Well', { basinName: basin }, { statusCurrent: value })).count; },
     async deleteMany(gte, lt) { return must(await store.delete('Well', { spudDate: { gte, lt } })).count; },
     async dpBulkInsert(rows) { return must(await store.insert('DailyProduction', rows)).count; },
+    monthlyPerWell: async () => tallyRows(must(await store.aggregate('DailyProduction', {}, AGGREGATES.monthlyPerWell)).data),
+    monthlyPerBasin: async () => tallyRows(must(await store.aggregate('DailyProduction', {}, AGGREGATES.monthlyPerBasin)).data),
     dpHistory: async (pwi) => must(await store.query('DailyProduction', { pwi }, { sortBy: 'prodDate' })).count,
     closeForOpen() { store.close(); },
     async openAndQuery(pwi) {

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { inRings } from '../geo.mjs';
+import { tallyRows } from '../aggregate.mjs';
 
 const SCHEMA = 'bench_pgsql';
 const W = `${SCHEMA}."docs_Well"`;
@@ -28,6 +29,7 @@ export async function create({ pgUrl, postgres, storeOptions }) {
     pool = new pg.Pool({ connectionString: pgUrl, max: 4 });
   };
   const rows = async (text, values) => (await pool.query({ text, values, rowMode: 'array' })).rows;
+  const objects = async (text) => (await pool.query(text)).rows;
   /** Many documents in one transaction, 5,000 per statement (a statement's text is parsed in one piece). */
   async function insertMany(table, docs) {
     const now = new Date().toISOString();
@@ -97,6 +99,8 @@ export async function create({ pgUrl, postgres, storeOptions }) {
     },
     async deleteMany(gte, lt) { return (await pool.query({ text: `DELETE FROM ${W} WHERE ${T('spudDate')} >= $1 AND ${T('spudDate')} < $2`, values: [gte, lt] })).rowCount; },
     dpBulkInsert: (docs) => insertMany(D, docs),
+    monthlyPerWell: async () => tallyRows(await objects(`SELECT ${T('pwi')} AS pwi, left(${T('prodDate')}, 7) || '-01T00:00:00.000Z' AS month, sum((doc ->> 'oilVol')::numeric)::float8 AS oil FROM ${D} GROUP BY 1, 2 ORDER BY 1, 2`)),
+    monthlyPerBasin: async () => tallyRows(await objects(`SELECT (doc -> 'extra' ->> 'basin') COLLATE "C" AS basin, left(${T('prodDate')}, 7) || '-01T00:00:00.000Z' AS month, sum((doc ->> 'oilVol')::numeric)::float8 AS oil FROM ${D} GROUP BY 1, 2 ORDER BY 1, 2`)),
     dpHistory: async (pwi) => parseRows(await rows(`SELECT body FROM ${D} WHERE ${T('pwi')} = $1 ORDER BY ${T('prodDate')} NULLS FIRST, seq`, [pwi])).length,
     async closeForOpen() { await pool.end(); },
     async openAndQuery(pwi) {

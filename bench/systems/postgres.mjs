@@ -1,5 +1,6 @@
 /** consolidata over PostgreSQL through its public API (the built dist/postgres.js), as users run it. */
 import pg from 'pg';
+import { AGGREGATES, tallyRows } from '../aggregate.mjs';
 
 function must(env) {
   if (!env.success) throw new Error(`consolidata (postgres): ${env.message} ${JSON.stringify(env.errors.slice(0, 3))}`);
@@ -42,6 +43,8 @@ export async function create({ pgUrl, postgres, storeOptions }) {
     async updateMany(basin, value) { return must(await store.update('Well', { basinName: basin }, { statusCurrent: value })).count; },
     async deleteMany(gte, lt) { return must(await store.delete('Well', { spudDate: { gte, lt } })).count; },
     async dpBulkInsert(rows) { return must(await store.insert('DailyProduction', rows)).count; },
+    monthlyPerWell: async () => tallyRows(must(await store.aggregate('DailyProduction', {}, AGGREGATES.monthlyPerWell)).data),
+    monthlyPerBasin: async () => tallyRows(must(await store.aggregate('DailyProduction', {}, AGGREGATES.monthlyPerBasin)).data),
     dpHistory: async (pwi) => must(await store.query('DailyProduction', { pwi }, { sortBy: 'prodDate' })).count,
     async closeForOpen() { await store.close(); },
     async openAndQuery(pwi) {

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { inRings } from '../geo.mjs';
+import { tallyRows } from '../aggregate.mjs';
 
 const W = 'docs_Well';
 const D = 'docs_DailyProduction';
@@ -58,6 +59,8 @@ export async function create({ file, DataStore, storeOptions }) {
       pageAfter: () => db.prepare(`SELECT seq, json(doc) AS d FROM ${W} WHERE seq > ? ORDER BY seq LIMIT ?`),
       exportAfter: () => db.prepare(`SELECT seq, json(doc) AS d FROM ${W} WHERE ${X('spudDate')} < ? AND seq > ? ORDER BY seq LIMIT 1000`),
       all: () => db.prepare(`SELECT json(doc) FROM ${W}`).pluck(),
+      perWell: () => db.prepare(`SELECT ${X('pwi')} AS pwi, substr(${X('prodDate')}, 1, 7) || '-01T00:00:00.000Z' AS month, sum(${X('oilVol')}) AS oil FROM ${D} GROUP BY 1, 2 ORDER BY 1, 2`),
+      perBasin: () => db.prepare(`SELECT json_extract(doc, '$."extra"."basin"') AS basin, substr(${X('prodDate')}, 1, 7) || '-01T00:00:00.000Z' AS month, sum(${X('oilVol')}) AS oil FROM ${D} GROUP BY 1, 2 ORDER BY 1, 2`),
       delPwi: () => db.prepare(`DELETE FROM ${W} WHERE ${X('pwi')} IN (SELECT value FROM json_each(?))`),
     };
     const cache = {};
@@ -143,6 +146,8 @@ export async function create({ file, DataStore, storeOptions }) {
       return rows.length;
     },
     dpHistory: (pwi) => parseRows(st.history.all(pwi)).length,
+    monthlyPerWell: () => tallyRows(st.perWell.all()),
+    monthlyPerBasin: () => tallyRows(st.perBasin.all()),
     closeForOpen() { db.close(); },
     openAndQuery(pwi) {
       open();

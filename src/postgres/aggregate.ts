@@ -22,27 +22,24 @@ export const POSTGRES_SUMMARY: SummaryHooks = {
         return `(left(${x}, 4) || '-01-01' || ${MIDNIGHT})`;
     }
   },
-  key(v) {
-    const x = `NULLIF(${v.value}, 'null'::jsonb)`;
-    const t = `jsonb_typeof(${x})`;
-    // MongoDB's order of types, then numbers by value and the rest by their text in UTF-8 byte order.
-    const rank = `(CASE ${t} WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'boolean' THEN 5 END)`;
-    const num = `(CASE WHEN ${t} = 'number' THEN (${x})::numeric END)`;
-    const str = `((CASE WHEN ${t} IN ('string', 'boolean') THEN ${x} #>> '{}' ELSE (${x})::text END) COLLATE "C")`;
+  json: (steps) => postgres.doc.at('doc', steps).value,
+  key(json) {
+    const t = (g: string) => `jsonb_typeof(${g})`;
     return {
-      group: [x],
-      order: [rank, num, str],
-      out: [`(${x})::text`],
+      group: `NULLIF(${json}, 'null'::jsonb)`,
+      out: (g) => [`(${g})::text`],
+      // MongoDB's order of types, then numbers by value and the rest by their text in UTF-8 byte order.
+      order: (g) => [
+        `(CASE ${t(g)} WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'boolean' THEN 5 END)`,
+        `(CASE WHEN ${t(g)} = 'number' THEN (${g})::numeric END)`,
+        `((CASE WHEN ${t(g)} IN ('string', 'boolean') THEN ${g} #>> '{}' ELSE (${g})::text END) COLLATE "C")`,
+      ],
       decode: ([text]) => (text === null ? null : JSON.parse(text as string)),
-      distinct: x,
     };
   },
   elements(steps) {
     const y = postgres.doc.at('m.doc', steps).value;
-    return {
-      from: `jsonb_array_elements(CASE WHEN jsonb_typeof(${y}) = 'array' THEN ${y} ELSE jsonb_build_array(${y}) END) AS e(v)`,
-      element: { type: 'jsonb_typeof(e.v)', value: 'e.v' },
-    };
+    return { from: `jsonb_array_elements(CASE WHEN jsonb_typeof(${y}) = 'array' THEN ${y} ELSE jsonb_build_array(${y}) END) AS e(v)`, json: 'e.v' };
   },
   sum: (x) => `sum(${x})`,
 };

@@ -7,27 +7,31 @@
 import type { Category } from '../catalogue/kinds.js';
 import type { FieldPath } from '../query/ast.js';
 import type { AggregatePlan, DistinctPlan, Interval, SummaryPlan } from '../query/aggregate.js';
-import type { Dialect, JsonValue } from './dialect.js';
-import { bound, join, sql, type Sql } from './fragment.js';
+import type { Dialect } from './dialect.js';
+import { bound, sql, type Sql } from './fragment.js';
 
-/** How a JSON value (not a typed field) groups, orders and is read back: SQL lists, and the decoder of `out`'s columns. */
-export interface JsonKey {
-  readonly group: readonly string[];
-  readonly order: readonly string[];
-  readonly out: readonly string[];
+/**
+ * How a value groups: one SQL expression per row (`group`, NULL for null and missing, so that GROUP BY, DISTINCT and
+ * count skip them as SQL does), and, over a grouped row's column `g`, what the answer reads (`out`, decoded by
+ * `decode`) and how the rows order (`order`). What is read per group costs nothing per document.
+ */
+export interface GroupKey {
+  readonly group: string;
+  out(g: string): readonly string[];
+  order(g: string): readonly string[];
   decode(values: readonly unknown[]): unknown;
-  /** One SQL value equal for equal JSON values, NULL for null and missing: what countDistinct counts. */
-  readonly distinct: string;
 }
 
 /** What an engine answers for summaries beyond its Dialect. */
 export interface SummaryHooks {
   /** The first instant of `interval` holding the canonical ISO text `x`, as the same ISO text (UTC; weeks start Monday). */
   bucket(x: string, interval: Interval): string;
-  /** A JSON value's key. */
-  key(v: JsonValue): JsonKey;
-  /** A FROM item of the values at `steps` of `doc`: the leaf's elements when it is an array, else the leaf itself. */
-  elements(steps: FieldPath['steps']): { from: string; element: JsonValue };
+  /** The JSON value at `steps` of the document, as the engine's `key` takes it. */
+  json(steps: FieldPath['steps']): string;
+  /** The key of a JSON value (`json` or an element's): grouped by the value, ordered as MongoDB orders types. */
+  key(json: string): GroupKey;
+  /** A FROM item of the values at `steps` of `m.doc`: the leaf's elements when it is an array, else the leaf itself. */
+  elements(steps: FieldPath['steps']): { from: string; json: string };
   /** A sum that never overflows (SQLite's integer sum throws past 2^63). */
   sum(x: string): string;
 }
@@ -62,18 +66,16 @@ function typed(category: Category | undefined): (v: unknown) => unknown {
 
 const number = (v: unknown) => (v === null ? null : Number(v));
 
-/** A group key or a distinct path as SQL: GROUP BY, ORDER BY and SELECT lists, and its decoder. */
-function keyOf(d: Dialect, h: SummaryHooks, path: FieldPath, interval: Interval | null): JsonKey {
-  if (interval) {
-    const b = h.bucket(d.scalar(path), interval);
-    return { group: [b], order: [b], out: [b], decode: (v) => v[0], distinct: b };
-  }
-  if (path.scalar) {
-    const x = d.scalar(path);
-    const decode = typed(path.field!.category);
-    return { group: [x], order: [x], out: [x], decode: (v) => decode(v[0]), distinct: x };
-  }
-  return h.key(d.doc.at(d.doc.root, path.steps));
+/** A typed key: its canonical expression, read back as it is grouped. */
+function plain(x: string, decode: (v: unknown) => unknown): GroupKey {
+  return { group: x, out: (g) => [g], order: (g) => [g], decode: (v) => decode(v[0]) };
+}
+
+/** A group key or a distinct path: a bucket, a typed field (its canonical expression, indexed), or a JSON value. */
+function keyOf(d: Dialect, h: SummaryHooks, path: FieldPath, interval: Interval | null): GroupKey {
+  if (interval) return plain(h.bucket(d.scalar(path), interval), (v) => v);
+  if (path.scalar) return plain(d.scalar(path), typed(path.field!.category));
+  return h.key(h.json(path.steps));
 }
 
 /** The WHERE clause, left out without conditions: SQLite counts a whole table from its smallest index only then. */
@@ -85,13 +87,10 @@ function metricSql(d: Dialect, h: SummaryHooks, m: AggregatePlan['metrics'][numb
   if (!m.path) return { expr: 'count(*)', decode: number };
   const x = m.path.scalar ? d.scalar(m.path) : null;
   switch (m.fn) {
-    case 'count': {
-      // A JSON null is not a value, as SQL's NULL is not.
-      const v = x ?? `CASE WHEN ${d.doc.at(d.doc.root, m.path.steps).type} <> 'null' THEN 1 END`;
-      return { expr: `count(${v})`, decode: number };
-    }
+    case 'count':
+      return { expr: `count(${x ?? keyOf(d, h, m.path, null).group})`, decode: number };
     case 'countDistinct':
-      return { expr: `count(DISTINCT ${x ?? h.key(d.doc.at(d.doc.root, m.path.steps)).distinct})`, decode: number };
+      return { expr: `count(DISTINCT ${x ?? keyOf(d, h, m.path, null).group})`, decode: number };
     case 'sum':
       return { expr: h.sum(x!), decode: number };
     case 'avg':
@@ -102,17 +101,32 @@ function metricSql(d: Dialect, h: SummaryHooks, m: AggregatePlan['metrics'][numb
   }
 }
 
+/** Columns of a SELECT list, each expression once, by alias. */
+class Columns {
+  readonly exprs: string[] = [];
+  constructor(readonly prefix: string) {}
+  add(expr: string): string {
+    const at = this.exprs.indexOf(expr);
+    return `${this.prefix}${at >= 0 ? at : this.exprs.push(expr) - 1}`;
+  }
+  list(): string {
+    return this.exprs.map((e, i) => `${e} AS ${this.prefix}${i}`).join(', ');
+  }
+}
+
 function compileAggregate(d: Dialect, h: SummaryHooks, plan: AggregatePlan, table: string, where: Sql | string): CompiledSummary {
-  const columns: string[] = [];
-  const alias = (expr: string) => `c${columns.push(expr) - 1}`;
-  const keys = plan.groups.map((g) => {
-    const k = keyOf(d, h, g.path, g.interval);
-    return { name: g.name, group: k.group, order: k.order.map(alias), out: k.out.map(alias), decode: k.decode };
+  // g: one row per group, computed per document; v: what the answer reads and sorts on, computed per group.
+  const g = new Columns('g');
+  const v = new Columns('c');
+  const keys = plan.groups.map((k) => {
+    const key = keyOf(d, h, k.path, k.interval);
+    const at = g.add(key.group);
+    return { name: k.name, group: key.group, out: key.out(at).map((e) => v.add(e)), order: key.order(at).map((e) => v.add(e)), decode: key.decode };
   });
   const metrics = plan.metrics.map((m) => {
     const { expr, decode } = metricSql(d, h, m);
-    const a = alias(expr);
-    return { name: m.name, order: [a], out: [a], decode: (v: readonly unknown[]) => decode(v[0]) };
+    const at = v.add(g.add(expr));
+    return { name: m.name, out: [at], order: [at], decode: (values: readonly unknown[]) => decode(values[0]) };
   });
   const named = new Map<string, { order: string[] }>([...keys, ...metrics].map((k) => [k.name, k]));
   const order = [
@@ -120,15 +134,15 @@ function compileAggregate(d: Dialect, h: SummaryHooks, plan: AggregatePlan, tabl
     // Groups are unique by their keys: ordered by them last, every row has one place.
     ...keys.flatMap((k) => k.order.map((a) => `${a} ${d.direction(true)}`)),
   ];
-  const groupBy = keys.length ? ` GROUP BY ${keys.flatMap((k) => k.group).join(', ')}` : '';
-  const select = columns.map((c, i) => `${c} AS c${i}`).join(', ');
-  const g = sql`SELECT 1 AS cd_row, ${select} FROM ${table}${filtered(where, plan)}${groupBy}`;
+  const groupBy = keys.length ? ` GROUP BY ${keys.map((k) => k.group).join(', ')}` : '';
+  const grouped = sql`SELECT ${g.list()} FROM ${table}${filtered(where, plan)}${groupBy}`;
+  const view = `SELECT 1 AS cd_row, ${v.list()} FROM g`;
   const orderBy = (p: string) => (order.length ? ` ORDER BY ${order.map((o) => p + o).join(', ')}` : '');
   const paged = plan.limit > 0 || plan.skip > 0;
   // Paged: the groups are counted in the same statement (one snapshot); a page past the end is one row of NULLs.
   const statement = paged
-    ? sql`WITH g AS (${g}) SELECT c.n, p.* FROM (SELECT count(*) AS n FROM g) AS c LEFT JOIN (SELECT * FROM g${orderBy('')} LIMIT ${bound(plan.limit || Number.MAX_SAFE_INTEGER, d.seqCast)} OFFSET ${bound(plan.skip, d.seqCast)}) AS p ON ${d.true}${orderBy('p.')}`
-    : sql`SELECT NULL AS n, g.* FROM (${g}) AS g${orderBy('g.')}`;
+    ? sql`WITH g AS (${grouped}), v AS (${view}) SELECT c.n, p.* FROM (SELECT count(*) AS n FROM g) AS c LEFT JOIN (SELECT * FROM v${orderBy('')} LIMIT ${bound(plan.limit || Number.MAX_SAFE_INTEGER, d.seqCast)} OFFSET ${bound(plan.skip, d.seqCast)}) AS p ON ${d.true}${orderBy('p.')}`
+    : sql`WITH g AS (${grouped}) SELECT NULL AS n, v.* FROM (${view}) AS v${orderBy('v.')}`;
   const parts = [...keys, ...metrics];
   return {
     sql: statement,
@@ -146,23 +160,21 @@ function compileAggregate(d: Dialect, h: SummaryHooks, plan: AggregatePlan, tabl
 
 function compileDistinct(d: Dialect, h: SummaryHooks, plan: DistinctPlan, table: string, where: Sql | string): CompiledSummary {
   if (plan.path.scalar) {
-    const k = keyOf(d, h, plan.path, null);
-    const x = k.out[0]!;
+    const x = d.scalar(plan.path);
+    const decode = typed(plan.path.field!.category);
     return {
       sql: sql`SELECT DISTINCT ${x} FROM ${table} WHERE ${plan.conditions.length ? sql`(${where}) AND ` : ''}${x} IS NOT NULL ORDER BY ${x} ${d.direction(true)}`,
-      answer: (rows) => ({ data: rows.map((r) => k.decode(r)), total: rows.length }),
+      answer: (rows) => ({ data: rows.map((r) => decode(r[0])), total: rows.length }),
     };
   }
   // Filtered first, then unwound: the conditions see the documents' own columns only.
-  const { from, element } = h.elements(plan.path.steps);
-  const k = h.key(element);
-  const columns = [...k.out, ...k.order.filter((o) => !k.out.includes(o))];
+  const { from, json } = h.elements(plan.path.steps);
+  const k = h.key(json);
+  const out = k.out('g.k');
+  const order = k.order('g.k').map((o) => `${o} ${d.direction(true)}`);
   return {
-    sql: sql`SELECT DISTINCT ${columns.join(', ')} FROM (SELECT doc FROM ${table}${filtered(where, plan)}) AS m, ${from} WHERE ${element.type} <> 'null' ORDER BY ${join(
-      k.order.map((o) => `${o} ${d.direction(true)}`),
-      ', ',
-    )}`,
-    answer: (rows) => ({ data: rows.map((r) => k.decode(r.slice(0, k.out.length))), total: rows.length }),
+    sql: sql`SELECT ${out.join(', ')} FROM (SELECT DISTINCT ${k.group} AS k FROM (SELECT doc FROM ${table}${filtered(where, plan)}) AS m, ${from}) AS g WHERE g.k IS NOT NULL ORDER BY ${order.join(', ')}`,
+    answer: (rows) => ({ data: rows.map((r) => k.decode(r)), total: rows.length }),
   };
 }
 
