@@ -86,7 +86,7 @@ describe('the packed package', () => {
     const paths = packedFiles.map((f) => f.path);
     const entries = ['index', 'http', 'testing', 'postgres'].flatMap((name) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${name}.${ext}`));
     const explorer = ['index.html', 'app.js', 'app.css', 'counties-10m.json'].map((f) => `dist/explorer/${f}`);
-    expect(paths).toEqual(expect.arrayContaining([...entries, ...explorer, 'dist/cli.js', 'dist/server-worker.js', 'package.json', 'README.md', 'LICENSE']));
+    expect(paths).toEqual(expect.arrayContaining([...entries, ...explorer, 'dist/cli.js', 'dist/pool-worker.js', 'package.json', 'README.md', 'LICENSE']));
   });
 
   it('the build before a script (prepare, start, bench…) prints nothing when it succeeds', () => {
@@ -233,7 +233,7 @@ describe('the packed package', () => {
     const bin = join(installed, 'node_modules', 'consolidata', 'dist', 'cli.js');
     expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n'), 'dist/cli.js starts with a hashbang').toBe(true);
     expect(statSync(bin).mode & 0o111, 'dist/cli.js is executable').not.toBe(0);
-    expect(existsSync(join(dirname(bin), 'server-worker.js')), 'dist/server-worker.js is packed').toBe(true);
+    expect(existsSync(join(dirname(bin), 'pool-worker.js')), 'dist/pool-worker.js is packed').toBe(true);
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     expect(run(process.execPath, [bin, '--version'], { cwd: installed }).stdout.trim()).toBe(version.version);
   });
@@ -279,7 +279,7 @@ describe('the packed package', () => {
   });
 
   it('createPool from consolidata/http finds its worker script in dist, from the ESM and the CJS build', () => {
-    // The pool starts worker threads from dist/server-worker.js: a query answered proves the script shipped. A CJS
+    // The pool starts worker threads from dist/pool-worker.js: a query answered proves the script shipped. A CJS
     // script (no --input-type: the worker threads would inherit it and refuse to load their file).
     const script = `
       (async () => {
