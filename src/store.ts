@@ -55,27 +55,16 @@ export class DynamicStore extends CoreStore {
     return new DynamicStore(DynamicStore.stateOf(backend, settings), settings.userId);
   }
 
-  // The SQLite-only members, public on SqliteDynamicStore; here so that any other store answers the TypeError saying so.
+  // The SQLite-only members (see SqliteDynamicStore, which makes them public): any other store throws the TypeError saying so.
 
-  /** The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas). SQLite stores only. */
   protected get database(): Db {
     return sqliteOf(this.backend, 'database').database;
   }
 
-  /**
-   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. Restore it with `restore`
-   * or `DataStore.fromSnapshot`; it is a copy, so later writes do not change it. SQLite stores only.
-   * @example const snap = store.snapshot(); beforeEach(() => store.restore(snap));
-   */
   protected snapshot(): Buffer {
     return sqliteOf(this.idle('snapshot'), 'snapshot').snapshot();
   }
 
-  /**
-   * Puts an in-memory store back to a snapshot (of this store or one opened with the same options). Every view
-   * (`withUser`, `dynamic`) sees the restored data; the snapshot itself stays unchanged and reusable.
-   * @example store.restore(snap)
-   */
   protected restore(snapshot: Uint8Array): void {
     const backend = sqliteOf(this.idle('restore'), 'restore');
     if (!(snapshot instanceof Uint8Array)) throw new TypeError('restore: expected a snapshot from store.snapshot()');
@@ -154,20 +143,16 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return new DataStore<C>(dynamic);
   }
 
-  // The SQLite-only members, public on SqliteDataStore; here so that any other store answers the TypeError saying so.
+  // The SQLite-only members (see SqliteDataStore): on another backend, DynamicStore's own throw the TypeError saying so.
 
-  /** The underlying better-sqlite3 connection. SQLite stores only. */
   protected get database(): Db {
-    // On a store of another backend, DynamicStore's own member throws the TypeError that says so.
     return (this.#dynamic as SqliteDynamicStore).database;
   }
 
-  /** The whole database as bytes. SQLite stores only. */
   protected snapshot(): Buffer {
     return (this.#dynamic as SqliteDynamicStore).snapshot();
   }
 
-  /** Puts an in-memory store back to a snapshot. SQLite stores only. */
   protected restore(snapshot: Uint8Array): void {
     (this.#dynamic as SqliteDynamicStore).restore(snapshot);
   }
