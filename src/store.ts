@@ -83,8 +83,7 @@ export class SqliteDynamicStore extends DynamicStore {
   }
 
   /**
-   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. Restore it with `restore`
-   * or `DataStore.fromSnapshot`; it is a copy, so later writes do not change it.
+   * The whole database as bytes (SQLite's serialize), a copy: later writes do not change it. See `DataStore#snapshot`.
    * @example const snap = store.snapshot(); beforeEach(() => store.restore(snap));
    */
   override snapshot(): Buffer {
@@ -92,8 +91,7 @@ export class SqliteDynamicStore extends DynamicStore {
   }
 
   /**
-   * Puts an in-memory store back to a snapshot (of this store or one opened with the same options). Every view
-   * (`withUser`, `dynamic`) sees the restored data; the snapshot itself stays unchanged and reusable.
+   * Puts an in-memory store back to a snapshot; every view sees the restored data. See `DataStore#restore`.
    * @example store.restore(snap)
    */
   override restore(snapshot: Uint8Array): void {

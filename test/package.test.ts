@@ -353,10 +353,10 @@ const consumerFiles: Record<string, string> = {
   }),
   // Resolves the "import" conditions: dist/index.d.ts, dist/http.d.ts.
   'esm.mts': `
-import { DataStore, DataStoreError, unwrap, type Envelope } from 'consolidata';
+import { DataStoreError, unwrap, type Envelope, type SqliteDataStore } from 'consolidata';
 import { createFetchHandler, createNodeHandler, createPool, type HttpOptions, type PooledStore } from 'consolidata/http';
 
-export async function wellCount(store: DataStore): Promise<number> {
+export async function wellCount(store: SqliteDataStore): Promise<number> {
   // better-sqlite3's Database type: it has to ship inside consolidata.
   const tables = store.database.prepare('select count(*) as n from sqlite_master').get() as { n: number };
   try {
@@ -374,11 +374,11 @@ export const pooled = (file: string): Promise<PooledStore> => createPool(file, {
 `,
   // Resolves the "require" conditions: dist/index.d.cts, dist/http.d.cts.
   'cjs.cts': `
-import { DataStore, DataStoreError } from 'consolidata';
+import { DataStoreError, type SqliteDataStore } from 'consolidata';
 import { createNodeHandler, createPool, type PooledStore } from 'consolidata/http';
 
 export const pooled = (file: string): Promise<PooledStore> => createPool(file);
-export const databaseName = (store: DataStore): string => store.database.name;
+export const databaseName = (store: SqliteDataStore): string => store.database.name;
 export const isStoreError = (e: unknown): e is DataStoreError => DataStoreError.is(e);
 export const handler = createNodeHandler;
 `,
