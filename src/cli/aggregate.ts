@@ -1,6 +1,6 @@
 /** `consolidata aggregate`: an aggregate's rows as an aligned table or CSV, its options from flags. */
 import type { Writable } from 'node:stream';
-import type { DynamicStore } from '../dynamic.js';
+import type { DynamicStore } from '../store.js';
 import { openStore, type MessageStream } from './commands.js';
 
 export interface AggregateCommand {

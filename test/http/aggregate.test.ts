@@ -3,12 +3,12 @@
  * answers exactly what the façade answers, refusals included.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { createFetchHandler } from '../../src/http/index.js';
-import { createPool } from '../../src/server/pool.js';
+import { createPool } from '../../src/pool/pool.js';
 import { sampleData } from '../../src/sample.js';
 import { tempDir } from '../helpers/store.js';
-import { removeBundles, workerScript } from '../server/helpers.js';
+import { removeBundles, workerScript } from '../pool/helpers.js';
 
 const MONTHLY = { groupBy: ['pwi', { field: 'prodDate', interval: 'month' }], metrics: { oil: { sum: 'oilVol' }, days: { count: '*' } }, sortBy: 'oil', sortOrder: -1, limit: 5 };
 const BAD = { groupBy: ['pwi'], metrics: { x: { avg: 'wellName' } } };

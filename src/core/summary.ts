@@ -2,12 +2,13 @@
  * The façade's summaries — `aggregate`, `count` and `distinct`, extensions of the service's API: a checked, scoped
  * plan runs as one statement in the backend (src/sql/aggregate.ts), and its answer becomes the envelope.
  */
-import type { Backend } from './backend.js';
-import type { TypeInfo } from './catalogue/index.js';
-import { envelope, type Envelope } from './envelope.js';
-import type { SummaryPlan } from './query/aggregate.js';
-import { encodeCursor } from './query/cursor.js';
-import type { SummaryAnswer } from './sql/aggregate.js';
+import type { Backend } from '../backend.js';
+import type { TypeInfo } from '../catalogue/index.js';
+import { envelope, type Envelope } from '../envelope.js';
+import type { SummaryPlan } from '../query/aggregate.js';
+import { encodeCursor } from '../query/cursor.js';
+import type { SummaryAnswer } from '../sql/aggregate.js';
+import { andThen } from './run.js';
 
 /**
  * The envelope of a summary plan: aggregate rows (`total` the groups, a cursor when a limited page has more after
@@ -26,5 +27,5 @@ export function summarize(backend: Backend, info: TypeInfo, plan: SummaryPlan): 
     const cursor = more ? encodeCursor(plan.shape, { rank: 0, key: null, seq: next, total }, backend.cursorKey) : null;
     return envelope({ data, total, issues, cursor });
   };
-  return answered instanceof Promise ? answered.then(done) : done(answered);
+  return andThen(answered, done);
 }
