@@ -2,24 +2,24 @@
 import type { SummaryHooks } from '../sql/aggregate.js';
 import { postgres } from './dialect.js';
 
-/** What a bucket appends to its date part: the rest of the first instant, as the store writes dates. */
-const MIDNIGHT = "'T00:00:00.000Z'";
+/** A bucket's first instant, as the store writes dates: its date part, then `rest` (one constant, one concatenation). */
+const instant = (date: string, rest: string) => `(${date} || '${rest}T00:00:00.000Z')`;
 
 /** PostgreSQL's summary hooks. */
 export const POSTGRES_SUMMARY: SummaryHooks = {
   bucket(x, interval) {
     switch (interval) {
       case 'day':
-        return `(left(${x}, 10) || ${MIDNIGHT})`;
+        return instant(`left(${x}, 10)`, '');
       case 'week':
         // On a date, not a timestamp: no session time zone takes part.
-        return `(to_char(left(${x}, 10)::date - (extract(isodow FROM left(${x}, 10)::date)::int - 1), 'YYYY-MM-DD') || ${MIDNIGHT})`;
+        return instant(`to_char(left(${x}, 10)::date - (extract(isodow FROM left(${x}, 10)::date)::int - 1), 'YYYY-MM-DD')`, '');
       case 'month':
-        return `(left(${x}, 7) || '-01' || ${MIDNIGHT})`;
+        return instant(`left(${x}, 7)`, '-01');
       case 'quarter':
-        return `(left(${x}, 5) || lpad((((substr(${x}, 6, 2)::int - 1) / 3) * 3 + 1)::text, 2, '0') || '-01' || ${MIDNIGHT})`;
+        return instant(`left(${x}, 5) || lpad((((substr(${x}, 6, 2)::int - 1) / 3) * 3 + 1)::text, 2, '0')`, '-01');
       case 'year':
-        return `(left(${x}, 4) || '-01-01' || ${MIDNIGHT})`;
+        return instant(`left(${x}, 4)`, '-01-01');
     }
   },
   json: (steps) => postgres.doc.at('doc', steps).value,

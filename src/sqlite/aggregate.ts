@@ -7,24 +7,24 @@ function typeClass(type: string): string {
   return `(CASE ${type} WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'false' THEN 5 WHEN 'true' THEN 5 END)`;
 }
 
-/** What a bucket appends to its date part: the rest of the first instant, as the store writes dates. */
-const MIDNIGHT = "'T00:00:00.000Z'";
+/** A bucket's first instant, as the store writes dates: its date part, then `rest` (one constant, one concatenation). */
+const instant = (date: string, rest: string) => `(${date} || '${rest}T00:00:00.000Z')`;
 
 /** SQLite's summary hooks. */
 export const SQLITE_SUMMARY: SummaryHooks = {
   bucket(x, interval) {
     switch (interval) {
       case 'day':
-        return `(substr(${x}, 1, 10) || ${MIDNIGHT})`;
+        return instant(`substr(${x}, 1, 10)`, '');
       case 'week':
         // 'weekday 0' moves to the next Sunday (or stays on one): six days before it is the week's Monday.
-        return `(date(${x}, 'weekday 0', '-6 days') || ${MIDNIGHT})`;
+        return instant(`date(${x}, 'weekday 0', '-6 days')`, '');
       case 'month':
-        return `(substr(${x}, 1, 7) || '-01' || ${MIDNIGHT})`;
+        return instant(`substr(${x}, 1, 7)`, '-01');
       case 'quarter':
-        return `(substr(${x}, 1, 5) || printf('%02d', ((CAST(substr(${x}, 6, 2) AS INTEGER) - 1) / 3) * 3 + 1) || '-01' || ${MIDNIGHT})`;
+        return instant(`substr(${x}, 1, 5) || printf('%02d', ((CAST(substr(${x}, 6, 2) AS INTEGER) - 1) / 3) * 3 + 1)`, '-01');
       case 'year':
-        return `(substr(${x}, 1, 4) || '-01-01' || ${MIDNIGHT})`;
+        return instant(`substr(${x}, 1, 4)`, '-01-01');
     }
   },
   // The stored JSON text of the value, exactly (a real keeps every digit): one read of the document per row.
