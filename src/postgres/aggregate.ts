@@ -24,15 +24,18 @@ export const POSTGRES_SUMMARY: SummaryHooks = {
   },
   json: (steps) => postgres.doc.at('doc', steps).value,
   key(json) {
-    const t = (g: string) => `jsonb_typeof(${g})`;
+    // Grouped by its text (hashing text is cheaper than jsonb, and both engines then group by the JSON text), read
+    // back as jsonb once per group.
+    const j = (g: string) => `(${g})::jsonb`;
+    const t = (g: string) => `jsonb_typeof(${j(g)})`;
     return {
-      group: `NULLIF(${json}, 'null'::jsonb)`,
-      out: (g) => [`(${g})::text`],
+      group: `(NULLIF(${json}, 'null'::jsonb))::text`,
+      out: (g) => [g],
       // MongoDB's order of types, then numbers by value and the rest by their text in UTF-8 byte order.
       order: (g) => [
         `(CASE ${t(g)} WHEN 'number' THEN 1 WHEN 'string' THEN 2 WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'boolean' THEN 5 END)`,
-        `(CASE WHEN ${t(g)} = 'number' THEN (${g})::numeric END)`,
-        `((CASE WHEN ${t(g)} IN ('string', 'boolean') THEN ${g} #>> '{}' ELSE (${g})::text END) COLLATE "C")`,
+        `(CASE WHEN ${t(g)} = 'number' THEN ${j(g)}::numeric END)`,
+        `((CASE WHEN ${t(g)} IN ('string', 'boolean') THEN ${j(g)} #>> '{}' ELSE ${g} END) COLLATE "C")`,
       ],
       decode: ([text]) => (text === null ? null : JSON.parse(text as string)),
     };
