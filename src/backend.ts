@@ -8,7 +8,6 @@ import type { TypeInfo } from './catalogue/index.js';
 import { requestError, type EnvelopeError, type RequestError } from './envelope.js';
 import type { Keyset, QueryPlan, Step } from './query/ast.js';
 import type { SummaryPlan } from './query/aggregate.js';
-import type { SummaryAnswer } from './sql/aggregate.js';
 
 /**
  * Thrown by `DataStore.open` and `openPostgres` when the store's schema must change (a new store, new indexes or
@@ -72,6 +71,13 @@ export interface RowStream {
   readonly total: number | null;
   /** Ends the read (and the transaction it holds); called once the rows are read, or to stop early. */
   close(): void;
+}
+
+/** A summary's answer (Backend.summarize): rows (aggregate), values (distinct) or the count alone, and `total`. */
+export interface SummaryAnswer {
+  readonly data: unknown[];
+  /** Groups (aggregate), values (distinct) or matches (count). */
+  readonly total: number;
 }
 
 /** What a replace did: documents inserted (new ids, and soft-deleted ones taken again), replaced, and left as they were. */

@@ -2,12 +2,11 @@
  * The façade's summaries — `aggregate`, `count` and `distinct`, extensions of the service's API: a checked, scoped
  * plan runs as one statement in the backend (src/sql/aggregate.ts), and its answer becomes the envelope.
  */
-import type { Backend } from '../backend.js';
+import type { Backend, SummaryAnswer } from '../backend.js';
 import type { TypeInfo } from '../catalogue/index.js';
 import { envelope, type Envelope } from '../envelope.js';
 import type { SummaryPlan } from '../query/aggregate.js';
 import { encodeCursor } from '../query/cursor.js';
-import type { SummaryAnswer } from '../sql/aggregate.js';
 import { andThen } from './run.js';
 
 /**

@@ -24,6 +24,7 @@ import {
   type ChangeFeed,
   type Journal,
   type WriteCounts,
+  type SummaryAnswer,
 } from '../backend.js';
 import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, contextStatement } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
@@ -34,7 +35,7 @@ import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { POSTGRES_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
-import { compileSummary, type SummaryAnswer } from '../sql/aggregate.js';
+import { compileSummary } from '../sql/aggregate.js';
 import { coordText, fieldExpr, Params, postgres, unstorable } from './dialect.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';

@@ -7,6 +7,7 @@
 import type { Category } from '../catalogue/kinds.js';
 import type { FieldPath } from '../query/ast.js';
 import type { AggregatePlan, DistinctPlan, Interval, SummaryPlan } from '../query/aggregate.js';
+import type { SummaryAnswer } from '../backend.js';
 import type { Dialect } from './dialect.js';
 import { bound, sql, type Sql } from './fragment.js';
 
@@ -43,12 +44,6 @@ export interface CompiledSummary {
   answer(rows: readonly (readonly unknown[])[]): SummaryAnswer;
 }
 
-/** A summary's answer: rows (aggregate), values (distinct) or the count alone, and `total`. */
-export interface SummaryAnswer {
-  readonly data: unknown[];
-  /** Groups (aggregate), values (distinct) or matches (count). */
-  readonly total: number;
-}
 
 /** A typed scalar as the engine answers it → its JSON value (numbers may come as text, booleans as 1/0). */
 function typed(category: Category | undefined): (v: unknown) => unknown {

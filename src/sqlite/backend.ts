@@ -3,7 +3,7 @@
  * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, storeFull, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream } from '../backend.js';
+import { duplicateError, parentNotObject, StoreBusyError, storeFull, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream, type SummaryAnswer } from '../backend.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -18,7 +18,7 @@ import { onePassPays } from './plans.js';
 import { jsonPath, sqlite, toSqlite } from './dialect.js';
 import { SQLITE_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
-import { compileSummary, type SummaryAnswer } from '../sql/aggregate.js';
+import { compileSummary } from '../sql/aggregate.js';
 import { compileWhere as whereOf } from '../sql/compile.js';
 
 const BUSY_ATTEMPTS = 3;
