@@ -150,6 +150,13 @@ describe.each(backends())('$name', (backend) => {
     expect((await store.dynamic.count('Well', { surfaceLoc: { bounds: [-104, 47, -100, 49] } })).total).toBe(1);
   });
 
+  it('a metric named __proto__ is a key of its row like any other', async () => {
+    const store = await seeded(open);
+    const r = await store.aggregate('DailyProduction', { pwi: 'C' }, JSON.parse('{"metrics":{"__proto__":{"count":"*"}}}'));
+    expect(Object.getPrototypeOf(r.data[0])).toBe(Object.prototype);
+    expect(Object.entries(r.data[0]!)).toEqual([['__proto__', 1]]);
+  });
+
   it('refuses bad requests by code, naming the option, and reads nothing', async () => {
     const store = await seeded(open);
     const code = async (p: Promise<{ errors: { code: string; field?: string }[] }>) => (await p).errors.map((e) => [e.code, e.field]);

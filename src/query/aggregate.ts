@@ -147,7 +147,7 @@ function parseSort(v: unknown, order: unknown, names: readonly string[]): Summar
   });
 }
 
-function count(label: string, v: unknown): number {
+function nonNegative(label: string, v: unknown): number {
   if (v === undefined || v === null) return 0;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw bad(label, `expected a non-negative integer, got ${describe(v)}`);
   return v;
@@ -183,7 +183,7 @@ export function parseAggregate(ctx: ParseContext, query: unknown, options: unkno
   const base = collect(errors, () => scoped(ctx, query, o.includeDeleted));
   const groups = collect(errors, () => parseGroupBy(ctx, o.groupBy)) ?? [];
   const metrics = collect(errors, () => parseMetrics(ctx, o.metrics)) ?? [];
-  const paging = collect(errors, () => ({ limit: count('options.limit', o.limit), skip: count('options.skip', o.skip) }));
+  const paging = collect(errors, () => ({ limit: nonNegative('options.limit', o.limit), skip: nonNegative('options.skip', o.skip) }));
   if (errors.length) throw new RequestError(errors);
   const names = [...groups.map((g) => g.name), ...metrics.map((m) => m.name)];
   const twice = names.find((n, i) => names.indexOf(n) !== i);

@@ -44,7 +44,6 @@ export interface CompiledSummary {
   answer(rows: readonly (readonly unknown[])[]): SummaryAnswer;
 }
 
-
 /** A typed scalar as the engine answers it → its JSON value (numbers may come as text, booleans as 1/0). */
 function typed(category: Category | undefined): (v: unknown) => unknown {
   switch (category) {
@@ -78,6 +77,7 @@ function filtered(where: Sql | string, plan: SummaryPlan): Sql | string {
   return plan.conditions.length ? sql` WHERE ${where}` : '';
 }
 
+/** A metric's aggregate over its field's canonical expression (a JSON value's key for count and countDistinct). */
 function metricSql(d: Dialect, h: SummaryHooks, m: AggregatePlan['metrics'][number]): { expr: string; decode: (v: unknown) => unknown } {
   if (!m.path) return { expr: 'count(*)', decode: number };
   const x = m.path.scalar ? d.scalar(m.path) : null;
@@ -109,6 +109,7 @@ class Columns {
   }
 }
 
+/** GROUP BY of the keys with the metrics, ordered and paged, the groups counted in the same statement when paged. */
 function compileAggregate(d: Dialect, h: SummaryHooks, plan: AggregatePlan, table: string, where: Sql | string): CompiledSummary {
   // g: one row per group, computed per document; v: what the answer reads and sorts on, computed per group.
   const g = new Columns('g');
@@ -143,16 +144,14 @@ function compileAggregate(d: Dialect, h: SummaryHooks, plan: AggregatePlan, tabl
     sql: statement,
     answer(rows) {
       const live = rows.filter((r) => r[1] !== null);
-      const data = live.map((r) => {
-        const row: Record<string, unknown> = {};
-        for (const p of parts) row[p.name] = p.decode(p.out.map((a) => r[2 + Number(a.slice(1))]));
-        return row;
-      });
+      // Own properties whatever the names (a metric may be named `__proto__`).
+      const data = live.map((r) => Object.fromEntries(parts.map((p) => [p.name, p.decode(p.out.map((a) => r[2 + Number(a.slice(1))]))])));
       return { data, total: paged ? Number(rows[0]?.[0] ?? 0) : data.length };
     },
   };
 }
 
+/** DISTINCT values of a path: a typed field's canonical expression, or any other path's values, arrays unwound. */
 function compileDistinct(d: Dialect, h: SummaryHooks, plan: DistinctPlan, table: string, where: Sql | string): CompiledSummary {
   if (plan.path.scalar) {
     const x = d.scalar(plan.path);
