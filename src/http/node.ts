@@ -1,17 +1,17 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BoundedBody } from './body.js';
 import { createRouter } from './route.js';
 import { BodyError, type CoreResponse, type HttpOptions, type StoreInput } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
-/** Reads a node request body, stopping (and pausing the socket) as soon as it crosses `limit`. */
+/** Reads a node request body, stopping (and pausing the socket) as soon as it crosses `limit` or nests too deep (BoundedBody). */
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(new BodyError(413, 'too large'));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const body = new BoundedBody(limit);
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -19,18 +19,17 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8
       req.off('aborted', onAborted);
     };
     const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > limit) {
+      try {
+        body.push(chunk);
+      } catch (e) {
         cleanup();
         req.pause();
-        reject(new BodyError(413, 'too large'));
-        return;
+        reject(e);
       }
-      chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      resolve(body.bytes());
     };
     const onError = (e: Error) => {
       cleanup();

@@ -1,7 +1,6 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
-import { LIMITS } from '../limits.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
@@ -269,42 +268,10 @@ export function isJsonContentType(value: string | null): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Levels of a request body above a document's own (the body object, its `body` array, a `$`-operator or two). */
-const BODY_LEVELS = 4;
-/** Deepest nesting of arrays and objects a request body may have: deeper than any valid document or query needs. */
-const MAX_BODY_DEPTH = LIMITS.depth + BODY_LEVELS;
-
-/**
- * True when JSON bytes nest arrays and objects deeper than `max`: one pass over the bytes, no allocation, so a
- * hostile `[[[[…` body is refused before JSON.parse spends seconds and gigabytes on it. Brackets inside strings do
- * not count (multi-byte UTF-8 never holds an ASCII byte); malformed JSON is left to JSON.parse.
- */
-function nestsDeeper(bytes: Uint8Array, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (inString) {
-      if (b === 0x5c) i++; // a backslash: the escaped byte is not a quote
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x5b || b === 0x7b) {
-      if (++depth > max) return true;
-    } else if (b === 0x5d || b === 0x7d) depth--;
-  }
-  return false;
-}
-
-/** Bytes → the request's JSON object, or the envelope saying why not. */
+/** Bytes (bounded in size and depth by their reader, BoundedBody) → the request's JSON object, or the envelope saying why not. */
 export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: true; value: Json } | { ok: false; envelope: Envelope<unknown> } {
   let value: unknown;
   if (source instanceof Uint8Array) {
-    if (nestsDeeper(source, MAX_BODY_DEPTH)) {
-      return {
-        ok: false,
-        envelope: bad(`request body: nested deeper than ${MAX_BODY_DEPTH} levels; documents and values nest at most ${LIMITS.depth} (LIMITS.depth)`),
-      };
-    }
     let text: string;
     try {
       text = utf8.decode(source);
@@ -469,7 +436,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       if (e instanceof BodyError) {
         return e.status === 413
           ? failWith('PAYLOAD_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`, { connection: 'close' })
-          : failWith('INVALID_REQUEST', `request body: ${e.message}`);
+          : // The rest of the body is unread (nested too deep) or unreadable: the connection closes instead of draining it.
+            failWith('INVALID_REQUEST', `request body: ${e.message}`, { connection: 'close' });
       }
       return internal(e);
     }
