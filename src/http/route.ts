@@ -180,7 +180,30 @@ async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unk
   return { head: envelope(), body: eventStream(events), headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
 }
 
-/** Server-Sent Events of a feed, with a heartbeat comment while it is idle. */
+/** Most characters of events sent in one chunk: a stream behind is sent its backlog in writes of about this size. */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * Each change event's SSE text, made once whatever the number of streams sending it: subscribers of the same type
+ * and query are handed the same event objects by the store's one reader, so a commit costs one serialisation per event.
+ */
+const sseTexts = new WeakMap<object, string>();
+function sseText(e: { seq: number }): string {
+  let text = sseTexts.get(e);
+  if (text === undefined) {
+    text = `id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`;
+    sseTexts.set(e, text);
+  }
+  return text;
+}
+
+/** Resolves null after the microtasks queued now: events already buffered arrive before it. */
+const afterBuffered = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 0));
+
+/**
+ * Server-Sent Events of a feed, with a heartbeat comment while it is idle. The events already buffered go out in one
+ * chunk (one write per commit per stream, not one per event), up to CHUNK_CHARS.
+ */
 async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
   yield 'retry: 1000\n\n';
@@ -197,8 +220,19 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
         continue;
       }
       if (step.done) return;
-      yield `id: ${step.value.seq}\nevent: change\ndata: ${JSON.stringify(step.value)}\n\n`;
+      let chunk = sseText(step.value);
       pending = events.next();
+      while (chunk.length < CHUNK_CHARS) {
+        const more = await Promise.race([pending, afterBuffered()]);
+        if (more === null) break;
+        if (more.done) {
+          yield chunk;
+          return;
+        }
+        chunk += sseText(more.value);
+        pending = events.next();
+      }
+      yield chunk;
     }
   } finally {
     await events.return(undefined);
