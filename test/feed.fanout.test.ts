@@ -179,3 +179,31 @@ describe('a subscriber that does not read', () => {
     await store.close();
   });
 });
+
+describe("a subscriber's buffer", () => {
+  it('hands out every event once and in order, however offers and takes interleave, counting what it holds', async () => {
+    const fanout = new Fanout({ feed: {} as SqliteBackend['feed'], gate: () => null, closed: () => false });
+    const sub = fanout.subscribe({ info: null, plan: null, after: 0, pollMs: 25 });
+    // Level with the reader: take() answers from the buffer alone.
+    sub.joined();
+    const event = (seq: number) => ({ seq, type: 'Well', op: 'insert', id: String(seq), doc: {}, activityId: null, at: '' }) as unknown as ChangeEvent;
+    let offered = 0;
+    const taken: number[] = [];
+    // 700 offered per round, taken 1, 3 and up to 500 at a time: the part read grows past 1,024 and is compacted.
+    for (let round = 0; round < 12; round++) {
+      sub.offer(Array.from({ length: 700 }, (_, i) => event(offered + i + 1)), offered + 700);
+      offered += 700;
+      for (const limit of [1, 3, 500]) {
+        for (let i = 0; i < 100; i++) {
+          const before = sub.buffered;
+          const out = await sub.take(limit);
+          expect(out.length).toBe(Math.min(limit, before));
+          expect(sub.buffered).toBe(before - out.length);
+          taken.push(...out.map((e) => e.seq));
+        }
+      }
+    }
+    while (sub.buffered) taken.push(...(await sub.take(1000)).map((e) => e.seq));
+    expect(taken).toEqual(Array.from({ length: offered }, (_, i) => i + 1));
+  });
+});
