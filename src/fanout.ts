@@ -256,8 +256,9 @@ export class Subscriber {
    */
   async take(limit: number): Promise<ChangeEvent[]> {
     if (this.#error !== undefined) throw this.#error;
-    // Its first take reads once (a seek past its position), so a query the feed refuses rejects it rather than the first match.
-    if (this.buffered || this.#live || this.#closed || (this.#read && this.#fanout.join(this))) return this.#takeBuffered(limit);
+    // With a query, its first take reads once (a seek past its position), so a query the feed refuses rejects it
+    // rather than the first match; without one, a subscriber level with the polling reader joins it without a read.
+    if (this.buffered || this.#live || this.#closed || ((this.#read || !this.plan?.conditions.length) && this.#fanout.join(this))) return this.#takeBuffered(limit);
     if (await ready(this.#source)) await this.#catchUp();
     if (this.#error !== undefined) throw this.#error;
     return this.#takeBuffered(limit);

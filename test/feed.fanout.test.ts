@@ -72,6 +72,24 @@ describe('one reader per store', () => {
     await store.close();
   });
 
+  it('a watch without a query opened level with the polling reader joins it without a read of its own', async () => {
+    const { feed, store } = open();
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const first = store.watch('Well', { pollMs: 5 });
+    const firstNext = first.next();
+    await tick(30);
+    const { calls } = spy(feed);
+    const later = Array.from({ length: 20 }, () => store.watch('Well', { pollMs: 5 }));
+    const pending = later.map((w) => w.next());
+    await tick(30);
+    expect(calls.read).not.toHaveBeenCalled();
+    await store.insert('Well', [{ pwi: 'B' }]);
+    const got = await Promise.all([firstNext, ...pending]);
+    expect(got.map((r) => (r.done ? null : r.value.doc.pwi))).toEqual(got.map(() => 'B'));
+    await Promise.all([first, ...later].map((w) => w.return()));
+    await store.close();
+  });
+
   it('a watch behind the reader reads its backlog, then joins it without a gap or a repeat', async () => {
     const { store } = open();
     const other = store.watch(undefined, { pollMs: 5 });
