@@ -27,7 +27,7 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
 }
 
 /** A streamed answer as a Fetch body: a chunk is read from the store only when the client's side pulls one. */
-function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+function textStream(chunks: AsyncIterable<string | Uint8Array>): ReadableStream<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
@@ -35,7 +35,7 @@ function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
       try {
         const { value, done } = await it.next();
         if (done) controller.close();
-        else controller.enqueue(encoder.encode(value));
+        else controller.enqueue(typeof value === 'string' ? encoder.encode(value) : value);
       } catch (e) {
         // A failure after the status was sent: the body errors, the client sees it cut.
         controller.error(e);

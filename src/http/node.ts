@@ -74,7 +74,7 @@ function drained(res: ServerResponse): Promise<void> {
  * Writes a streamed answer chunk by chunk, waiting for the socket to drain: a slow reader holds one chunk. An answer
  * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one.
  */
-async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string>): Promise<void> {
+async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
   const chunks = body[Symbol.asyncIterator]();
   try {
     const first = await chunks.next();
@@ -86,8 +86,8 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
       return;
     }
     res.writeHead(out.status, out.headers);
-    let next: IteratorResult<string> = first;
-    let peeked: IteratorResult<string> | undefined = second;
+    let next: IteratorResult<string | Uint8Array> = first;
+    let peeked: IteratorResult<string | Uint8Array> | undefined = second;
     while (!next.done) {
       // The client left: return() ends the iteration, which stops the query's work.
       if (res.destroyed) {

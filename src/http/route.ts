@@ -15,7 +15,7 @@ type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => P
 /** A query answer to stream: its status comes from `head` (a success), its JSON text from `body`. */
 export interface Streamed {
   head: Envelope<unknown>;
-  body: AsyncIterable<string>;
+  body: AsyncIterable<string | Uint8Array>;
   /** Headers replacing the JSON ones (an event stream, a page). */
   headers?: Record<string, string>;
 }
@@ -180,21 +180,36 @@ async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unk
   return { head: envelope(), body: eventStream(events), headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
 }
 
-/** Most characters of events sent in one chunk: a stream behind is sent its backlog in writes of about this size. */
-const CHUNK_CHARS = 64 * 1024;
+/** Most bytes of events sent in one chunk: a stream behind is sent its backlog in writes of about this size. */
+const CHUNK_BYTES = 64 * 1024;
+
+const encoder = new TextEncoder();
 
 /**
- * Each change event's SSE text, made once whatever the number of streams sending it: subscribers of the same type
- * and query are handed the same event objects by the store's one reader, so a commit costs one serialisation per event.
+ * Each change event's SSE bytes, made once whatever the number of streams sending it: subscribers of the same type
+ * and query are handed the same event objects by the store's one reader, so a commit costs one serialisation and one
+ * encoding per event, and each stream's write only copies bytes.
  */
-const sseTexts = new WeakMap<object, string>();
-function sseText(e: { seq: number }): string {
-  let text = sseTexts.get(e);
-  if (text === undefined) {
-    text = `id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`;
-    sseTexts.set(e, text);
+const sseEvents = new WeakMap<object, Uint8Array>();
+function sseEvent(e: { seq: number }): Uint8Array {
+  let bytes = sseEvents.get(e);
+  if (bytes === undefined) {
+    bytes = encoder.encode(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
+    sseEvents.set(e, bytes);
   }
-  return text;
+  return bytes;
+}
+
+/** The parts as one array of bytes. */
+function joinBytes(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
 }
 
 /** Resolves null after the microtasks queued now: events already buffered arrive before it. */
@@ -202,9 +217,9 @@ const afterBuffered = () => new Promise<null>((resolve) => setTimeout(() => reso
 
 /**
  * Server-Sent Events of a feed, with a heartbeat comment while it is idle. The events already buffered go out in one
- * chunk (one write per commit per stream, not one per event), up to CHUNK_CHARS.
+ * chunk (one write per commit per stream, not one per event), up to CHUNK_BYTES.
  */
-async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string> {
+async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string | Uint8Array> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
   yield 'retry: 1000\n\n';
   yield ': consolidata change feed\n\n';
@@ -220,19 +235,24 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
         continue;
       }
       if (step.done) return;
-      let chunk = sseText(step.value);
+      const parts = [sseEvent(step.value)];
+      let size = parts[0]!.byteLength;
       pending = events.next();
-      while (chunk.length < CHUNK_CHARS) {
+      let ended = false;
+      while (size < CHUNK_BYTES) {
         const more = await Promise.race([pending, afterBuffered()]);
         if (more === null) break;
         if (more.done) {
-          yield chunk;
-          return;
+          ended = true;
+          break;
         }
-        chunk += sseText(more.value);
+        const bytes = sseEvent(more.value);
+        parts.push(bytes);
+        size += bytes.byteLength;
         pending = events.next();
       }
-      yield chunk;
+      yield joinBytes(parts, size);
+      if (ended) return;
     }
   } finally {
     await events.return(undefined);
