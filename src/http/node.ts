@@ -106,6 +106,31 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
   }
 }
 
+/** How long a connection closed on an unread body goes on taking (and dropping) what its client still sends. */
+const LINGER_MS = 2000;
+
+/**
+ * Closes a connection whose request body was left unread, after its answer: half-closed, then what the client still
+ * sends is read and dropped (at most `limit` bytes, for at most LINGER_MS) before it is destroyed. Closed at once with
+ * unread bytes, the connection is reset, and a client still sending may lose the answer (RFC 9112, 9.6).
+ */
+function lingeringClose(req: IncomingMessage, limit: number): void {
+  const socket = req.socket;
+  if (!socket || socket.destroyed) return;
+  // node:http's own close of a `connection: close` answer (destroySoon) destroys the socket once written: let it linger.
+  socket.removeListener('finish', socket.destroy);
+  socket.end();
+  let left = limit;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.byteLength;
+    if (left < 0) socket.destroy();
+  });
+  req.resume();
+}
+
 /**
  * A node:http handler serving both route families under `basePath`; outside it, calls `next()` (or answers 404).
  * An upstream body parser's `req.body` is used when it already consumed the stream.
@@ -148,8 +173,8 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
         const text = JSON.stringify(out.envelope);
         res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
         res.end(text);
-        // An unread body (too large, or unauthenticated) is not drained: close the connection instead of reading it.
-        if (out.headers.connection === 'close') res.once('finish', () => req.socket?.destroySoon?.());
+        // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.
+        if (out.headers.connection === 'close') res.once('finish', () => lingeringClose(req, router.maxBodyBytes));
       })
       // Nothing thrown while answering may reach the host process as an unhandled rejection: cut the answer.
       .catch(() => res.destroy());

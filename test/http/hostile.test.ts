@@ -121,6 +121,35 @@ describe('hostile input over HTTP', () => {
     expect(JSON.stringify((await store.query('Well', {})).data)).toBe(before);
   });
 
+  it('after refusing a body it did not read, the server half-closes and goes on taking what still comes, so the client is not reset', async () => {
+    const { connect } = await import('node:net');
+    const lingering = createServer(createNodeHandler(store));
+    const accepted: import('node:net').Socket[] = [];
+    lingering.on('connection', (c) => accepted.push(c));
+    await new Promise<void>((r) => lingering.listen(0, '127.0.0.1', r));
+    const { port } = lingering.address() as AddressInfo;
+    try {
+      const s = connect(port, '127.0.0.1');
+      s.on('error', () => undefined);
+      let text = '';
+      const ended = new Promise<void>((r) => s.once('end', r));
+      s.on('data', (d) => (text += d));
+      s.write(`POST /api/data/query HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${1024 * 1024}\r\n\r\n`);
+      s.write(`{"type":"Well","query":{"extra":${'['.repeat(1000)}`);
+      // The answer, then the server's FIN: its side of the connection is closed for writing.
+      await ended;
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      // Still reading: what the client sends after the answer is taken, not answered with a reset.
+      await new Promise((r) => setImmediate(r));
+      expect(accepted[0]!.destroyed).toBe(false);
+      const closed = new Promise<boolean>((r) => s.once('close', r));
+      s.end(Buffer.alloc(64 * 1024, '['));
+      expect(await closed).toBe(false);
+    } finally {
+      await new Promise((r) => lingering.close(r));
+    }
+  });
+
   it('the Fetch bridge refuses a deep body without reading the rest of its stream', async () => {
     const fetchHandler = createFetchHandler(store);
     let pulled = 0;
