@@ -522,8 +522,9 @@ const attacks = [
   ['write-under-lock', () => lockedWrite(5000)],
   ['scans-500', () => concurrent(500)],
   ['sse-500', () => sseSubscribers(500)],
-  ['sse-silent', () => silentSubscribers(500)],
   ['longpoll-8', () => longPolls(8, 20_000)],
+  // After the long polls from since=0: its 10,000 inserts make the feed prune its oldest events.
+  ['sse-silent', () => silentSubscribers(500)],
   ['pinpoint-flood', () => nonReaders(200, { body: JSON.stringify({ type: 'DailyProduction', query: { pwi: { in: Array.from({ length: 100 }, (_, i) => pwiOf((i * 13) % DP_WELLS)) } } }), holdMs: 10_000, everyMs: 50 })],
   ['nested-bodies', () => nestedBodies()],
   ['pg-kill', () => pgKill(6)],
