@@ -1,7 +1,8 @@
 /** Fetch bridge: `Request → Response` over the routing core (Hono, Bun, Deno, Next route handlers). */
 import { BoundedBody } from './body.js';
 import { createRouter } from './route.js';
-import { BodyError, type HttpOptions, type StoreInput } from './types.js';
+import type { StoreInput } from '../core/store-like.js';
+import { BodyError, type HttpOptions } from './types.js';
 
 /** Reads a Fetch body, cancelling the stream as soon as it crosses `limit` or nests too deep (BoundedBody). */
 export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {
