@@ -504,7 +504,6 @@ async function pgKill(trials = 6) {
   await new Promise((r) => (pgServer.exitCode === null && pgServer.signalCode === null ? pgServer.once('exit', r) : r()));
   cluster.stop();
   const serverExits = exits - 1;
-  pgKill.figures = { trials: recoveries.length, exits: serverExits, acked: acked.size, lost, refused: Object.fromEntries(refused), recoveryMaxMs: Math.round(Math.max(...recoveries)) };
   return {
     status: serverExits === 0 && lost === 0 ? 200 : 'LOST',
     ms: performance.now() - started,
