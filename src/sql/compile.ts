@@ -220,8 +220,12 @@ export function compileWhere(d: Dialect, conditions: readonly Condition[], targe
 }
 
 /** How a sort key on a scalar field orders rows: its canonical expression (its index), null and missing first ascending. */
-function scalarKey(d: Dialect, x: Sql | string, asc: boolean, value: (v: string | number) => Param): KeyShape {
+function scalarKey(d: Dialect, x: Sql | string, asc: boolean, bind: (v: string | number) => Param): KeyShape & { value(v: string | number): Param } {
+  // One Param per kept key: an engine that numbers its placeholders binds it once however often it is compared.
+  const held = new Map<string | number, Param>();
+  const value = (v: string | number) => held.get(v) ?? (held.set(v, bind(v)), held.get(v)!);
   return {
+    value,
     keys: [{ expr: x, direction: d.direction(asc) }],
     rank: d.rank(sql`(${x} IS NOT NULL)`),
     key: x,
@@ -239,7 +243,7 @@ function scalarKey(d: Dialect, x: Sql | string, asc: boolean, value: (v: string 
  * expression, any other path as the dialect ranks types.
  * @example keyShape(dialect, plan.sort.keys[0]).keys
  */
-export function keyShape(d: Dialect, k: SortKey): KeyShape {
+export function keyShape(d: Dialect, k: SortKey): KeyShape & { value?(v: string | number): Param } {
   if (k.near) return scalarKey(d, distance(d, k.near), k.order === 1, (v) => bound(v, 'float8'));
   if (k.path.scalar) return scalarKey(d, d.scalar(k.path), k.order === 1, (v) => d.scalarValue(v, k.path));
   return d.pathSort(k);
@@ -264,18 +268,19 @@ export function sortShape(d: Dialect, sort: Sort | null): SortShape {
       const kept = one ? [at.rank, at.key] : (JSON.parse(String(at.key)) as (string | number | null)[]);
       // A leading range on an ascending scalar key lets its index seek to the position instead of reading every earlier match.
       const lead = kept[1] ?? null;
-      const seek = (first.path.scalar || first.near) && first.order === 1 && lead !== null;
+      const value = shapes[0]!.value;
+      const seek = !!value && first.order === 1 && lead !== null;
       // Lexicographic: beyond on a key, or level with it and after on the next ones; last, the insertion order.
       let rest: Sql | string = sql`${d.seq} > ${bound(at.seq, d.seqCast)}`;
       for (let i = shapes.length - 1; i >= 0; i--) {
         const rank = Number(kept[2 * i]);
         const key = kept[2 * i + 1] ?? null;
         // Within the seek's range, not beyond the first key is level with it.
-        const level = i === 0 && seek ? rest : sql`(${shapes[i]!.same(rank, key)} AND ${rest})`;
+        const level: Sql | string = i === 0 && seek ? rest : sql`(${shapes[i]!.same(rank, key)} AND ${rest})`;
         rest = sql`(${shapes[i]!.beyond(rank, key)} OR ${level})`;
       }
       if (!seek) return rest;
-      return sql`(${shapes[0]!.key} >= ${first.near ? bound(lead, 'float8') : d.scalarValue(lead, first.path)} AND ${rest})`;
+      return sql`(${shapes[0]!.key} >= ${value(lead)} AND ${rest})`;
     },
   };
 }
