@@ -9,6 +9,17 @@ export const EARTH_RADIUS = 6_371_008.8;
 /** Degrees to radians, as one bound constant: both engines then multiply by the same double. */
 export const RADIANS = Math.PI / 180;
 
+/**
+ * Coordinates nearer zero than this count as zero in a distance: PostgreSQL refuses a float product that underflows
+ * ("value out of range: underflow"), and squaring the sine of a difference of such values would. Flushed, the
+ * smallest nonzero difference of two coordinates is about 1e-116 and its square stays a normal double; the distance
+ * moves by under 1e-90 metres.
+ */
+export const TINY = 1e-100;
+
+/** A coordinate as a distance reads it (see TINY). */
+const flush = (v: number) => (Math.abs(v) < TINY ? 0 : v);
+
 /** A lon/lat box: [minX, minY, maxX, maxY] in degrees. */
 export type Box = readonly [number, number, number, number];
 
@@ -18,10 +29,11 @@ export type Box = readonly [number, number, number, number];
  * @example haversine([-97.5, 35.4], [-97.6, 35.5]) // ≈ 14_288
  */
 export function haversine(a: readonly number[], b: readonly number[]): number {
-  const lat1 = a[1]! * RADIANS;
-  const dLat = Math.sin((b[1]! * RADIANS - lat1) / 2);
-  const dLon = Math.sin((b[0]! * RADIANS - a[0]! * RADIANS) / 2);
-  const h = dLat ** 2 + Math.cos(lat1) * Math.cos(b[1]! * RADIANS) * dLon ** 2;
+  const [x1, y1, x2, y2] = [a[0]!, a[1]!, b[0]!, b[1]!].map(flush) as [number, number, number, number];
+  const lat1 = y1 * RADIANS;
+  const dLat = Math.sin((y2 * RADIANS - lat1) / 2);
+  const dLon = Math.sin((x2 * RADIANS - x1 * RADIANS) / 2);
+  const h = dLat ** 2 + Math.cos(lat1) * Math.cos(y2 * RADIANS) * dLon ** 2;
   return 2 * EARTH_RADIUS * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 

@@ -67,7 +67,7 @@ export function selectStatement(
   const countParams = [...params.values];
   // The sort's and the distance's values are bound after the count's, which binds only the WHERE clause's.
   const sorted = sortShape(postgres, plan.sort);
-  const shape = { ...sorted, keys: sorted.keys.map((k) => ({ expr: params.sql(k.expr), direction: k.direction })), rank: params.sql(sorted.rank), key: params.sql(sorted.key) };
+  const shape = { keys: sorted.keys.map((k) => ({ expr: params.sql(k.expr), direction: k.direction })) };
   // The answer's text: the stored document, or its projection (options.fields), with its distance (options.distance).
   const body = `${params.sql(withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan))} AS body`;
   const order = shape.keys.map((k) => `${k.expr} ${k.direction}`).join(', ');
@@ -78,7 +78,8 @@ export function selectStatement(
   if (plan.limit > 0) {
     const filter = plan.after ? `(${where}) AND ${params.sql(sorted.after(plan.after))}` : where;
     // One row past the limit tells whether a cursor should continue.
-    const page = `SELECT ${body}, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
+    // Rank and key are bound only where they are read: PostgreSQL refuses a statement with a value it does not use.
+    const page = `SELECT ${body}, ${params.sql(sorted.rank)} AS r, (${params.sql(sorted.key)})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
     // A page after a cursor is not counted again: its total is the one the cursor carries.
     const counted = plan.after ? `(SELECT NULL::bigint AS total)` : `(${countSql.replace('count(*)', 'count(*) AS total')})`;
     const sql = `SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`;

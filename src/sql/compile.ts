@@ -2,7 +2,7 @@
  * Checked conditions and sorts → SQL fragments, once for every engine: the dialect (dialect.ts) answers what differs.
  * JSON paths come only from checked path steps (see query/parse.ts); every value is bound.
  */
-import { EARTH_RADIUS, RADIANS } from '../geo/near.js';
+import { EARTH_RADIUS, RADIANS, TINY } from '../geo/near.js';
 import type { Condition, FieldPath, Keyset, Near, QueryPlan, Sort, SortKey, Step } from '../query/ast.js';
 import { COMPARE, type Dialect, type JsonSource, type JsonValue, type KeyShape, type SomeValue, type SortShape, type Target } from './dialect.js';
 import { bound, join, sql, type Compiled, type Param, type Sql } from './fragment.js';
@@ -186,17 +186,19 @@ export function compileCondition(d: Dialect, condition: Condition, target: Targe
 /**
  * The great-circle distance in metres from a `near` condition's point to the stored point of its field: haversine on
  * a sphere of radius EARTH_RADIUS, written once for every engine with the same operations as src/geo/near.ts
- * `haversine`. The point's radians and cosine are bound, so both engines compute from the same doubles. NULL where
+ * `haversine` (coordinates below TINY read as zero). The point's radians and cosine are bound, so both engines compute from the same doubles. NULL where
  * the field holds no point.
  * @example distance(dialect, plan.conditions[0]) // 12742017.6 * asin(min(1, sqrt(...)))
  */
 export function distance(d: Dialect, c: Near): Sql {
-  const [x, y] = d.coordinates(c.path.steps[0]!.name);
   const f8 = (v: number) => bound(v, 'float8');
+  const tiny = f8(TINY);
+  const [x, y] = d.coordinates(c.path.steps[0]!.name).map((v) => sql`(CASE WHEN abs(${v}) < ${tiny} THEN 0 ELSE ${v} END)`) as [Sql, Sql];
+  const flush = (v: number) => (Math.abs(v) < TINY ? 0 : v);
   const rad = f8(RADIANS);
-  const lat = f8(c.point[1] * RADIANS);
-  const lon = f8(c.point[0] * RADIANS);
-  const cos = f8(Math.cos(c.point[1] * RADIANS));
+  const lat = f8(flush(c.point[1]) * RADIANS);
+  const lon = f8(flush(c.point[0]) * RADIANS);
+  const cos = f8(Math.cos(flush(c.point[1]) * RADIANS));
   const h = sql`power(sin((${y} * ${rad} - ${lat}) / 2), 2) + ${cos} * cos(${y} * ${rad}) * power(sin((${x} * ${rad} - ${lon}) / 2), 2)`;
   return sql`(${f8(2 * EARTH_RADIUS)} * asin(${d.atMostOne(sql`sqrt(${h})`)}))`;
 }
