@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capBoxes, EARTH_RADIUS, haversine } from '../src/geo/near.js';
-import type { DataStore, DynamicStore, Envelope } from '../src/index.js';
+import { createFetchHandler } from '../src/http/index.js';
+import { DataStore, type DynamicStore, type Envelope } from '../src/index.js';
 import { backends } from './helpers/backends.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
@@ -67,6 +68,23 @@ describe('capBoxes: the index prefilter of near', () => {
     // Two miles is about 0.029° of latitude; a degree of longitude is shorter by cos(35.5°).
     expect(y2! - y1!).toBeCloseTo((2 * 3218.688 * 180) / (Math.PI * EARTH_RADIUS), 6);
     expect(x2! - x1!).toBeGreaterThan(y2! - y1!);
+  });
+});
+
+describe('several sort keys on SQLite: index-served', () => {
+  it('DailyProduction by pwi then prodDate reads the (pwi, prodDate) unique index in order, with no sorter', async () => {
+    const store = await DataStore.open(':memory:');
+    try {
+      const plan = (await store.dynamic.explain('DailyProduction', { pwi: { gte: 'W' } }, { sortBy: ['pwi', 'prodDate'], limit: 10 })).plan!;
+      expect(plan.join('\n')).toMatch(/USING INDEX ux\._daily_production\.pwi\.prod_date/);
+      expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+      // Descending on both keys: the same index read backward; only level keys are sorted by insertion order (the last term).
+      const back = (await store.dynamic.explain('DailyProduction', {}, { sortBy: ['pwi', 'prodDate'], sortOrder: -1 })).plan!.join('\n');
+      expect(back).toMatch(/USING INDEX ux\._daily_production\.pwi\.prod_date/);
+      expect(back).not.toMatch(/TEMP B-TREE FOR ORDER BY/);
+    } finally {
+      await store.close();
+    }
   });
 });
 
@@ -151,6 +169,35 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
       const r = await store.dynamic.query('Well', query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 });
       expect(r.data.map((d) => d.pwi)).toEqual(['B']);
       expect(await pages(store.dynamic, query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 })).toHaveLength(3);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('HTTP passes near, several sort keys and distance through, on both route families', async () => {
+    const { store } = await seeded([
+      { pwi: 'FAR', fracStages: 1, surfaceLoc: { type: 'Point', coordinates: [-97.6, 35.5] } },
+      { pwi: 'NEAR', fracStages: 1, surfaceLoc: { type: 'Point', coordinates: [-97.501, 35.5] } },
+      { pwi: 'OUT', fracStages: 1, surfaceLoc: { type: 'Point', coordinates: [-90, 35.5] } },
+    ]);
+    try {
+      const handle = createFetchHandler(store);
+      const post = async (path: string, body: unknown) => {
+        const res = await handle(new Request(`http://localhost${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+        return { status: res.status, body: (await res.json()) as Envelope<Record<string, unknown>> };
+      };
+      const query = { surfaceLoc: { near: { point: [-97.5, 35.5], maxDistance: 20_000 } } };
+      const options = { sortBy: ['surfaceLoc', 'pwi'], sortOrder: [1, 1], distance: 'metres' };
+      const a = await post('/api/data/query', { type: 'Well', query, options });
+      expect(a.status).toBe(200);
+      expect(a.body.data.map((d) => d.pwi)).toEqual(['NEAR', 'FAR']);
+      expect(a.body.data[0]!.metres).toBeCloseTo(haversine([-97.5, 35.5], [-97.501, 35.5]), 6);
+      const b = await post('/api/v1/data', { type: 'Well', request: 'get', query: { surfaceLoc: { Near: query.surfaceLoc.near } }, options: { sortBy: 'surfaceLoc', limit: 1 } });
+      expect(b.status).toBe(200);
+      expect(b.body.data.map((d) => d.pwi)).toEqual(['NEAR']);
+      const bad = await post('/api/data/query', { type: 'Well', query: { surfaceLoc: { near: { point: [0, 0] } } } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors[0]!.code).toBe('INVALID_QUERY');
     } finally {
       await store.close();
     }
