@@ -157,6 +157,20 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
     );
   });
 
+  it('near queries of one shape answer each its own point (one statement, its values bound anew)', async () => {
+    const { store, wells } = await seeded(Array.from({ length: 60 }, (_, i) => ({ fracStages: i % 4, surfaceLoc: { type: 'Point', coordinates: [-97 - (i % 10) / 100, 35 + Math.floor(i / 10) / 100] } })));
+    try {
+      for (let i = 0; i < 20; i++) {
+        const n = { point: [-97 - i / 200, 35 + i / 300], maxDistance: 2000 + i * 150, ...(i % 2 ? { minDistance: 300 } : {}) };
+        const r = await store.dynamic.query('Well', { surfaceLoc: { near: n }, fracStages: { gte: i % 3 } });
+        const expected = bruteForce(wells.filter((w) => w.fracStages >= i % 3), n).map((x) => x.id).sort();
+        expect(r.data.map((d) => d.id as string).sort(), `query ${i}`).toEqual(expected);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('a distance sort with another key after it: level distances order by the next key', async () => {
     const at = { type: 'Point', coordinates: [-97.5, 35.5] };
     const { store } = await seeded([

@@ -14,6 +14,7 @@ import type { SortKey, Step } from '../query/ast.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Comparison, type Dialect, type JsonSource } from '../sql/dialect.js';
 import { bound, join, render, sql, type Param, type Sql } from '../sql/fragment.js';
+import { TINY } from '../geo/near.js';
 import { key } from './names.js';
 import { toPostgresRegex } from './regex.js';
 
@@ -247,7 +248,8 @@ export const postgres: Dialect = {
   doc: DOC,
   direction: (asc) => (asc ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'),
   rank: (test) => sql`${test}::int`,
-  coordinates: (field) => [`${coordText(field, 0)}::float8`, `${coordText(field, 1)}::float8`],
+  // Coordinates below TINY read as zero: PostgreSQL refuses a product that underflows, as a distance's would.
+  coordinates: (field) => [0, 1].map((i) => `(CASE WHEN abs(${coordText(field, i as 0 | 1)}::float8) < ${TINY} THEN 0 ELSE ${coordText(field, i as 0 | 1)}::float8 END)`) as [string, string],
   atMostOne: (x) => sql`least(1, ${x})`,
   // float8's text output is the shortest that reads back as the same double (extra_float_digits ≥ 1, the default).
   floatText: (x) => sql`(${x})::text`,

@@ -186,14 +186,13 @@ export function compileCondition(d: Dialect, condition: Condition, target: Targe
 /**
  * The great-circle distance in metres from a `near` condition's point to the stored point of its field: haversine on
  * a sphere of radius EARTH_RADIUS, written once for every engine with the same operations as src/geo/near.ts
- * `haversine` (coordinates below TINY read as zero). The point's radians and cosine are bound, so both engines compute from the same doubles. NULL where
+ * `haversine` (the point's coordinates below TINY read as zero; see the dialects' `coordinates` for the stored ones). The point's radians and cosine are bound, so both engines compute from the same doubles. NULL where
  * the field holds no point.
  * @example distance(dialect, plan.conditions[0]) // 12742017.6 * asin(min(1, sqrt(...)))
  */
 export function distance(d: Dialect, c: Near): Sql {
   const f8 = (v: number) => bound(v, 'float8');
-  const tiny = f8(TINY);
-  const [x, y] = d.coordinates(c.path.steps[0]!.name).map((v) => sql`(CASE WHEN abs(${v}) < ${tiny} THEN 0 ELSE ${v} END)`) as [Sql, Sql];
+  const [x, y] = d.coordinates(c.path.steps[0]!.name);
   const flush = (v: number) => (Math.abs(v) < TINY ? 0 : v);
   const rad = f8(RADIANS);
   const lat = f8(flush(c.point[1]) * RADIANS);
@@ -246,7 +245,8 @@ function scalarKey(d: Dialect, x: Sql | string, asc: boolean, bind: (v: string |
  * @example keyShape(dialect, plan.sort.keys[0]).keys
  */
 export function keyShape(d: Dialect, k: SortKey): KeyShape & { value?(v: string | number): Param } {
-  if (k.near) return scalarKey(d, distance(d, k.near), k.order === 1, (v) => bound(v, 'float8'));
+  // Every match of a near condition has a point, so a distance is never null: its rank is constant.
+  if (k.near) return { ...scalarKey(d, distance(d, k.near), k.order === 1, (v) => bound(v, 'float8')), rank: d.rank(d.true) };
   if (k.path.scalar) return scalarKey(d, d.scalar(k.path), k.order === 1, (v) => d.scalarValue(v, k.path));
   return d.pathSort(k);
 }

@@ -103,8 +103,8 @@ export interface Dialect extends Placeholders {
    * A `bounds` or `polygon` condition: a spatial prefilter where `target.tree`, then the exact test. A `near`
    * condition: the points in its boxes (the compiler then tests the distance).
    */
-  geo(c: Extract<Condition, { op: 'bounds' | 'polygon' | 'near' }>, target: Target): Sql;
-  /** The longitude and latitude of a GeoPoint field as stored, as SQL doubles. */
+  geo(c: Extract<Condition, { op: 'bounds' | 'polygon' | 'near' }>, target: Target): Sql | string;
+  /** The longitude and latitude of a GeoPoint field as stored, as SQL doubles a distance reads (see src/geo/near.ts TINY). */
   coordinates(field: string): readonly [string, string];
   /** The smaller of 1 and a double (SQLite's two-argument min, PostgreSQL's least). */
   atMostOne(x: Sql): Sql;

@@ -6,7 +6,7 @@
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan, Sort } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileWhere as whereOf, scalarPart, sortShape, withDistance, type Select } from '../sql/compile.js';
+import { compileCondition, compileWhere as whereOf, scalarPart, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { literalPrefix } from '../sql/prefix.js';
 import { fieldExpr, jsonPath, sqlite, toSqlite } from './dialect.js';
@@ -197,7 +197,7 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
 }
 
 /**
- * The shape of a plan whose conditions are all on scalar fields (the common queries) and that continues no cursor:
+ * The shape of a plan whose conditions are all on scalar fields or `near` (the common queries) and that continues no cursor:
  * `key` is the same for two such plans of one type exactly when compileSelect gives them the same statements, and
  * `where` holds the values their WHERE clause binds (see rebind). Null for any other plan: it is compiled each time.
  * @example selectShape(parsePlan(ctx, { pwi: 'W1' }, null))?.key // 'eq pwi\u0000|||'
@@ -207,7 +207,13 @@ export function selectShape(plan: QueryPlan): { key: string; where: unknown[] } 
   let key = '';
   const where: unknown[] = [];
   for (const c of plan.conditions) {
-    if (!c.path.scalar || c.op === 'bounds' || c.op === 'polygon' || c.op === 'near') return null;
+    if (c.op === 'near') {
+      // A near condition's statement depends on its box count and whether it has a minimum; its values are the same for every type.
+      key += `near${c.boxes.length}${c.min > 0 ? 'm' : ''} ${c.path.text}\u0000`;
+      where.push(...toSqlite(compileCondition(sqlite, c, { type: '', tree: true })).params);
+      continue;
+    }
+    if (!c.path.scalar || c.op === 'bounds' || c.op === 'polygon') return null;
     const part = scalarPart(sqlite, c);
     key += `${part.shape} ${c.path.text}\u0000`;
     for (const p of part.params) where.push(p.value);

@@ -189,20 +189,17 @@ export const sqlite: Dialect = {
 };
 
 /**
- * The points of a GeoPoint field in any of a `near` condition's boxes: the R*Tree's candidates (the boxes widened past
- * float32) where `target.tree`, then the boxes on the stored doubles.
+ * The R*Tree's candidates for a `near` condition's boxes (widened past float32) where `target.tree`; no test
+ * otherwise. The distance alone decides (the boxes hold the whole cap), so the stored doubles are not boxed again.
  */
-function nearBoxes(boxes: readonly (readonly [number, number, number, number])[], field: string, target: Target): Sql {
-  const [px, py] = sqlite.coordinates(field);
-  const exact = boxes.map(([minX, minY, maxX, maxY]) => sql`(${px} BETWEEN ${bound(minX)} AND ${bound(maxX)} AND ${py} BETWEEN ${bound(minY)} AND ${bound(maxY)})`);
-  const inside = exact.length === 1 ? exact[0]! : sql`(${join(exact, ' OR ')})`;
-  if (!target.tree) return inside;
+function nearBoxes(boxes: readonly (readonly [number, number, number, number])[], field: string, target: Target): Sql | string {
+  if (!target.tree) return '1';
   const tree = ident(rtreeTable(target.type, field));
   const found = boxes.map(
     ([minX, minY, maxX, maxY]) =>
       sql`SELECT id FROM ${tree} WHERE minX <= ${bound(widen(maxX, 1))} AND maxX >= ${bound(widen(minX, -1))} AND minY <= ${bound(widen(maxY, 1))} AND maxY >= ${bound(widen(minY, -1))}`,
   );
-  return sql`${ident(docsTable(target.type))}.rowid IN (${join(found, ' UNION ALL ')}) AND ${inside}`;
+  return sql`${ident(docsTable(target.type))}.rowid IN (${join(found, ' UNION ALL ')})`;
 }
 
 /**
