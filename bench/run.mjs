@@ -9,6 +9,8 @@
  *   node bench/run.mjs --testkit  consolidata/testing: per-test setup by re-inserting vs restoring a snapshot (bench/testkit.mjs)
  *   node bench/run.mjs --backend postgres   the workloads at 100k on PostgreSQL (a throwaway server, or --pg-url=…)
  *                                  beside SQLite: consolidata and hand-written SQL on each; writes REPORT.md's PostgreSQL section
+ *   node bench/run.mjs --baseline=DIR   adds `base`: the library as built in DIR (another checkout, `npm run build`
+ *                                  there), measured interleaved with this one in the same run; prints after/before
  *   dev: --sizes=10000 --systems=sql,consolidata --only=eq-pwi,bounds-100
  */
 import { spawnSync } from 'node:child_process';
@@ -63,6 +65,9 @@ async function loadLibrary() {
 }
 const lib = await loadLibrary();
 const { DataStore } = lib;
+// `--baseline=DIR`: an earlier build of the library, measured beside this one (system `base`).
+const BASELINE = opt('baseline') ? path.resolve(opt('baseline')) : null;
+const baseLib = BASELINE ? await import(pathToFileURL(path.join(BASELINE, 'dist', 'index.js')).href) : null;
 // PostgreSQL: the built consolidata/postgres entry, and a server (a throwaway one unless --pg-url or PG_URL names one).
 const postgres = PG ? await import(pathToFileURL(path.join(ROOT, 'dist', 'postgres.js')).href) : null;
 const cluster = PG ? await (async () => {
@@ -79,7 +84,8 @@ const cluster = PG ? await (async () => {
 // ---- configuration ----------------------------------------------------------------------------------------------
 const FULL = flag('full');
 const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : PG ? [100_000] : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const SYSTEMS = (opt('systems') ?? (PG ? 'sql,consolidata,pgsql,pg' : 'sql,consolidata,nedb,loki,mingo')).split(',');
+const SYSTEMS = (opt('systems') ?? (PG ? 'sql,consolidata,pgsql,pg' : BASELINE ? 'sql,consolidata,base' : 'sql,consolidata,nedb,loki,mingo')).split(',');
+if (SYSTEMS.includes('base') && !BASELINE) throw new Error('--systems: base needs --baseline=DIR (a checkout with dist/ built)');
 // The in-memory peers that also run at 1M (each holds every document as live objects; NeDB and mingo at 1M take
 // most of an hour between them and answer nothing the 100k run does not show): --peers-1m=loki,nedb,mingo.
 const PEERS_1M = (opt('peers-1m') ?? 'loki').split(',').filter(Boolean);
@@ -92,6 +98,7 @@ const STORE_OPTIONS = { userId: 'bench', indexes: { Well: [{ fields: ['spudDate'
 const MODULES = {
   sql: './systems/sql.mjs',
   consolidata: './systems/consolidata.mjs',
+  base: './systems/consolidata.mjs',
   nedb: './peers/nedb.mjs',
   loki: './peers/loki.mjs',
   mingo: './peers/mingo.mjs',
@@ -267,7 +274,7 @@ for (const n of SIZES) {
   const SYSTEMS_N = systemsAt(n);
   for (const name of SYSTEMS_N) {
     const { create } = await import(MODULES[name]);
-    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
+    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore: name === 'base' ? baseLib.DataStore : DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
   }
   const each = async (fn) => { for (const name of SYSTEMS_N) await fn(name, sys[name]); };
 
@@ -439,6 +446,15 @@ const meta = {
 };
 cluster?.stop();
 if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
-else writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
+// A baseline run compares two builds: it is printed, not written over the results the report is made from.
+else if (!BASELINE) writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
+if (BASELINE) {
+  // Before (base) and after (this build), interleaved per workload in this run: after/before per workload and size.
+  console.log(`\nthis build vs ${BASELINE} (median ms, after/before):`);
+  for (const r of results.filter((x) => x.system === 'consolidata' && x.medianMs)) {
+    const b = results.find((x) => x.system === 'base' && x.workload === r.workload && x.size === r.size);
+    if (b?.medianMs) console.log(`  ${r.workload.padEnd(22)} ${String(r.size).padStart(8)}  before ${b.medianMs.toFixed(3).padStart(10)}  after ${r.medianMs.toFixed(3).padStart(10)}  ${(r.medianMs / b.medianMs).toFixed(2)}x`);
+  }
+}
 console.log(`\nmismatches: ${mismatches.length ? mismatches.join('; ') : 'none'}`);
 console.log(`peak RSS: sampled ${meta.peakRssMB.sampled.toFixed(0)} MB, maxRSS ${meta.peakRssMB.maxRSS.toFixed(0)} MB; ${meta.seconds.toFixed(0)} s in all`);
