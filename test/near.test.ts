@@ -103,6 +103,7 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
         const { store, wells } = await seeded(docs);
         try {
           const expected = bruteForce(wells, n);
+          const stages = (id: string) => wells.find((w) => w.id === id)!.fracStages;
           const query = { surfaceLoc: { near: n } };
           const matched = await store.dynamic.query('Well', query);
           expect(matched.success, matched.message).toBe(true);
@@ -116,6 +117,12 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
           expect(nearest.data.map((d) => d.id)).toEqual(expected.slice(0, k).map((x) => x.id));
           expect(nearest.total).toBe(expected.length);
           expect(await pages(store.dynamic, query, { sortBy: 'surfaceLoc', limit: k })).toEqual(expected.map((x) => x.id));
+          // A distance key among several: cursors keep it exactly (a page boundary between level distances included).
+          const two = { sortBy: ['fracStages', 'surfaceLoc'], sortOrder: [-1, 1] };
+          const whole = await store.dynamic.query('Well', query, two);
+          const byStages = [...expected].sort((a, b) => stages(b.id) - stages(a.id));
+          expect(whole.data.map((d) => d.id)).toEqual(byStages.map((x) => x.id));
+          expect(await pages(store.dynamic, query, { ...two, limit: k })).toEqual(byStages.map((x) => x.id));
         } finally {
           await store.close();
         }
