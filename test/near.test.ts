@@ -190,6 +190,12 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
       const r = await store.dynamic.query('Well', query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 });
       expect(r.data.map((d) => d.pwi)).toEqual(['B']);
       expect(await pages(store.dynamic, query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 })).toHaveLength(3);
+      // iterate reads by the same cursor, its distance answered on each document.
+      const seen: unknown[] = [];
+      for await (const d of store.dynamic.iterate('Well', query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], batchSize: 1, distance: 'metres' })) {
+        seen.push([(d as { pwi: string }).pwi, (d as { metres: number }).metres === 0]);
+      }
+      expect(seen).toEqual([['B', true], ['A', true], ['C', false]]);
     } finally {
       await store.close();
     }
