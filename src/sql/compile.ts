@@ -186,8 +186,9 @@ export function compileCondition(d: Dialect, condition: Condition, target: Targe
 /**
  * The great-circle distance in metres from a `near` condition's point to the stored point of its field: haversine on
  * a sphere of radius EARTH_RADIUS, written once for every engine with the same operations as src/geo/near.ts
- * `haversine` (the point's coordinates below TINY read as zero; see the dialects' `coordinates` for the stored ones). The point's radians and cosine are bound, so both engines compute from the same doubles. NULL where
- * the field holds no point.
+ * `haversine` (the point's coordinates below TINY read as zero; see the dialects' `coordinates` for the stored ones).
+ * The point's radians and cosine are bound, so both engines compute from the same doubles. Read only under its `near`
+ * condition, whose prefilter passes stored points alone (PostgreSQL's least() would make a missing point's distance πR).
  * @example distance(dialect, plan.conditions[0]) // 12742017.6 * asin(min(1, sqrt(...)))
  */
 export function distance(d: Dialect, c: Near): Sql {
