@@ -7,7 +7,7 @@
 // per Well in it; a long poll must answer within its wait and a second.
 //
 // The server: `--server cli` runs `dist/cli.js serve` (the default once dist has the pool's worker,
-// dist/server-worker.js); `--server pool` bundles a server from the sources (createPool + createNodeHandler +
+// dist/pool-worker.js); `--server pool` bundles a server from the sources (createPool + createNodeHandler +
 // configureServer, maxQueryMs 30 s, maxQueued 1000), for when dist is not built or serve is not wired yet.
 // Usage: node bench/stall.mjs [--wells 100000] [--server cli|pool] [--cli dist/cli.js] [--only name,name] [--slow]
 // (--slow lists every probe of 100 ms or more, with when it was sent).
@@ -65,7 +65,7 @@ const arg = (name, def) => {
 };
 const WELLS = Number(arg('wells', 100_000));
 const CLI = arg('cli', join(root, 'dist/cli.js'));
-const SERVER = arg('server', existsSync(join(root, 'dist/server-worker.js')) ? 'cli' : 'pool');
+const SERVER = arg('server', existsSync(join(root, 'dist/pool-worker.js')) ? 'cli' : 'pool');
 const ONLY = arg('only', '')
   .split(',')
   .filter(Boolean);
@@ -117,14 +117,14 @@ async function serverCommand() {
   writeFileSync(
     entry,
     `import { createServer } from 'node:http';
-     import { createPool } from ${JSON.stringify(join(root, 'src/server/pool.ts'))};
+     import { createPool } from ${JSON.stringify(join(root, 'src/pool/pool.ts'))};
      import { createNodeHandler, configureServer } from ${JSON.stringify(join(root, 'src/http/index.ts'))};
-     const store = await createPool(process.argv[2], { maxQueryMs: 30_000, maxQueued: 1000, workerScript: new URL('./server-worker.mjs', import.meta.url) });
+     const store = await createPool(process.argv[2], { maxQueryMs: 30_000, maxQueued: 1000, workerScript: new URL('./pool-worker.mjs', import.meta.url) });
      const server = configureServer(createServer(createNodeHandler(store)));
      server.listen(0, '127.0.0.1', () => process.stdout.write('serving at http://127.0.0.1:' + server.address().port + '/api\\n'));`,
   );
   await build({
-    entryPoints: { server: entry, 'server-worker': join(root, 'src/server/worker.ts') },
+    entryPoints: { server: entry, 'pool-worker': join(root, 'src/pool/worker.ts') },
     bundle: true,
     platform: 'node',
     format: 'esm',

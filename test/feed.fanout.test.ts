@@ -1,8 +1,8 @@
 /** The change feed's reader: bounds by seeks, one shared reader per store, long polls on time, slow subscribers dropped. */
 import { describe, expect, it, vi } from 'vitest';
 import { DataStoreError, type ChangeEvent } from '../src/index.js';
-import { DynamicStore } from '../src/dynamic.js';
-import { Fanout, MAX_BUFFERED } from '../src/fanout.js';
+import { DynamicStore } from '../src/store.js';
+import { Fanout, MAX_BUFFERED } from '../src/core/fanout.js';
 import { resolveSettings } from '../src/settings.js';
 import { SqliteBackend } from '../src/sqlite/backend.js';
 

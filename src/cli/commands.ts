@@ -2,7 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MultiBar, Presets } from 'cli-progress';
-import type { DynamicStore } from '../dynamic.js';
+import type { DynamicStore } from '../store.js';
 import { openDb } from './db.js';
 import { runExport } from './export.js';
 import { importExitCode, importSummaryText, runImport, type TextSink } from './import.js';

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { Envelope } from '../envelope.js';
-import type { StoreLike } from '../http/types.js';
+import type { StoreLike } from '../core/store-like.js';
 
 export interface ExportOptions {
   store: StoreLike;

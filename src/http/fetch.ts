@@ -1,6 +1,7 @@
 /** Fetch bridge: `Request → Response` over the routing core (Hono, Bun, Deno, Next route handlers). */
 import { createRouter } from './route.js';
-import { BodyError, type HttpOptions, type StoreInput } from './types.js';
+import type { StoreInput } from '../core/store-like.js';
+import { BodyError, type HttpOptions } from './types.js';
 
 /** Reads a Fetch body, cancelling the stream as soon as it crosses `limit`. */
 export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {

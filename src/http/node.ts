@@ -1,7 +1,8 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRouter } from './route.js';
-import { BodyError, type CoreResponse, type HttpOptions, type StoreInput } from './types.js';
+import type { StoreInput } from '../core/store-like.js';
+import { BodyError, type CoreResponse, type HttpOptions } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 

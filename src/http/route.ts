@@ -5,7 +5,8 @@ import { LIMITS } from '../limits.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
-import { BodyError, dynamicOf, V1_REQUESTS, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
+import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
+import { BodyError, V1_REQUESTS, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;

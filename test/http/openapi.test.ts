@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve } from '../../src/cli/serve.js';
-import { removeBundles, workerScript } from '../server/helpers.js';
+import { removeBundles, workerScript } from '../pool/helpers.js';
 import { DataStore, type CatalogueShape, type OpenOptions } from '../../src/index.js';
 import { basicAuth, createFetchHandler } from '../../src/http/index.js';
 import { ERROR_CODES } from '../../src/envelope.js';

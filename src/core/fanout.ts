@@ -3,11 +3,11 @@
  * store polls its feed's version once per period, reads what committed once, and hands each subscriber the events of
  * its type and query. An idle subscriber costs nothing per poll; a subscriber behind the reader reads its own backlog.
  */
-import type { ChangeEvent, ChangeFeed } from './backend.js';
-import type { TypeInfo } from './catalogue/index.js';
-import { requestError } from './envelope.js';
-import type { QueryPlan } from './query/ast.js';
-import { sleep } from './watch.js';
+import type { ChangeEvent, ChangeFeed } from '../backend.js';
+import type { TypeInfo } from '../catalogue/index.js';
+import { requestError } from '../envelope.js';
+import type { QueryPlan } from '../query/ast.js';
+import { sleep } from './change-stream.js';
 
 /** Events read at a time. */
 export const BATCH = 1000;
