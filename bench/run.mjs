@@ -22,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mjs';
-import { boxFor, polygonFor, ringsBox } from './geo.mjs';
+import { boxFor, haversine, polygonFor, ringsBox } from './geo.mjs';
 import { writeAggregates, writeOutputs, writePostgres, writeReport } from './report.mjs';
 import { aggregateRows } from './aggregate.mjs';
 
@@ -179,6 +179,9 @@ function plan(n, wells) {
   // The spudDate below which a tenth of the wells lie: the export workload's query.
   const cut = wells.map((d) => d.spudDate).filter(Boolean).sort()[Math.floor(n / 10)];
   const sample = (k) => Array.from({ length: k }, () => pwiOf(Math.floor(r() * n)));
+  // near: 100 random wells, each the centre of a 2-mile circle and of a 10-nearest search within 10 miles.
+  const centres = Array.from({ length: 100 }, () => pts[Math.floor(r() * n)]);
+  const within = (c, m) => pts.reduce((k, p) => k + (haversine(c, p) <= m ? 1 : 0), 0);
   return {
     pwis: sample(200).map((p) => [p]),
     inLists: Array.from({ length: 20 }, () => [sample(100)]),
@@ -192,7 +195,9 @@ function plan(n, wells) {
     dpPwis: Array.from({ length: 50 }, () => [pwiOf(Math.floor(r() * Math.max(1, n / 1000)))]),
     exportCut: [[cut]],
     pageSize: [[1000]],
-    expected: { 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits, 'export-10pct': wells.filter((d) => d.spudDate && d.spudDate < cut).length, 'page-all': n, 'iterate-all': n },
+    near: centres.map((c) => [c, 3218.688]),
+    knn: centres.map((c) => [c, 16_093.44]),
+    expected: { 'near-2mi': centres.map((c) => within(c, 3218.688)), 'knn-10': centres.map((c) => `${Math.min(10, within(c, 16_093.44))}/${within(c, 16_093.44)}`), 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits, 'export-10pct': wells.filter((d) => d.spudDate && d.spudDate < cut).length, 'page-all': n, 'iterate-all': n },
   };
 }
 
@@ -206,6 +211,12 @@ const QUERIES = [
   { id: 'bounds-10k', what: 'bounds box, ~10% of docs (≤10k)', method: 'bounds', args: (P) => P.large, check: 1 },
   { id: 'polygon-hole', what: 'polygon with a hole', method: 'polygon', args: (P) => P.polygon, check: 1 },
   { id: 'combined', what: 'bounds + eq + sort + limit 50 + total', method: 'combined', args: (P) => P.combined, check: 1 },
+  // Distance on a GeoPoint field (an extension of the service's API): near 2 miles, and the 10 nearest within 10 miles
+  // (page and total), around 100 random wells; hand SQL runs the same R*Tree box and haversine, the scans run it on every row.
+  { id: 'near-2mi', what: 'near: wells within 2 miles of a well (100 wells)', method: 'near', args: (P) => P.near, check: 100, systems: ['sql', 'consolidata'] },
+  { id: 'knn-10', what: '10 nearest wells within 10 miles, sorted by distance, + total (100 wells)', method: 'nearest', args: (P) => P.knn, check: 100, systems: ['sql', 'consolidata'] },
+  { id: 'near-2mi-scan', what: 'near-2mi as a brute-force haversine scan (no R*Tree)', method: 'nearScan', args: (P) => P.near, check: 3, systems: ['sql'] },
+  { id: 'knn-10-scan', what: 'knn-10 as a brute-force haversine scan and sort (no R*Tree)', method: 'nearestScan', args: (P) => P.knn, check: 3, systems: ['sql'] },
   // Whole results, read by pages and streams: memory stays flat (only hand SQL and the store have cursors).
   { id: 'page-all', what: 'every document, pages of 1,000 by cursor (hand SQL: keyset on rowid)', method: 'pageAll', args: (P) => P.pageSize, check: 1, systems: ['sql', 'consolidata'] },
   { id: 'iterate-all', what: 'every document through iterate() (hand SQL: one statement, row by row)', method: 'iterateAll', args: () => [[]], check: 1, systems: ['sql', 'consolidata'] },
@@ -346,6 +357,7 @@ for (const n of SIZES) {
     // Geo hit counts are also known from the generated coordinates (the first check-pass argument).
     if (P.expected[q.id] !== undefined) counts.expected = P.expected[q.id];
     if (q.id === 'bounds-10k-scan') counts.expected = P.expected['bounds-10k'];
+    if (q.id === 'near-2mi-scan' || q.id === 'knn-10-scan') counts.expected = P.expected[q.id.slice(0, -5)];
     if (q.id === 'polygon-hole' || q.id === 'polygon-hole-scan') counts.expected = P.expected.polygon;
     checkCounts(q.id, n, counts);
   }

@@ -58,7 +58,7 @@ export interface CoreResponse {
   headers: Record<string, string>;
   envelope: Envelope<unknown>;
   /** A streamed answer: the envelope's JSON text, chunk by chunk (`envelope` is then only its successful head). */
-  body?: AsyncIterable<string>;
+  body?: AsyncIterable<string | Uint8Array>;
 }
 
 /** Thrown by body readers: the request cannot be read (413 too large, 400 broken). */

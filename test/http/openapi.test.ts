@@ -90,7 +90,7 @@ describe('GET /api/openapi.json', () => {
     // The object-valued fields: the base fields' extra and ExtraElements, then the type's own.
     expect(Object.keys(q.patternProperties)).toEqual(['^(?:extra|ExtraElements|where|labels|meta)\\.']);
     const geoOps = schemas['condition.geopoint'].anyOf[3];
-    expect(Object.keys(geoOps.properties)).toEqual(['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'bounds', 'polygon']);
+    expect(Object.keys(geoOps.properties)).toEqual(['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'bounds', 'polygon', 'near']);
     expect(geoOps.patternProperties['^[gG][tT][eE]$']).toBeDefined();
     expect(geoOps.additionalProperties).toBe(false);
     // regex tests strings: a number field has none.
