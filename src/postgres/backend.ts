@@ -34,6 +34,7 @@ import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { coordText, fieldExpr, Params, unstorable } from './dialect.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
+import { HAS_CITUS, noCitus } from './citus.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
 /** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
@@ -284,6 +285,7 @@ export class PostgresBackend implements Backend {
   async #ensureSchema(s: Session): Promise<void> {
     const { schema } = this.#options;
     const meta = qualified(schema, META_TABLE);
+    if (this.#options.distribution && !(await s.rows(HAS_CITUS))[0]![0]) throw noCitus(schema);
     const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
     // Soft delete, once on for a type, stays on for every store of the schema: its unique keys are partial.
     const kept = exists?.[0] ? ((await s.rows(`SELECT value FROM ${meta} WHERE key = 'softDelete'`))[0]?.[0] as string | undefined) : undefined;

@@ -96,9 +96,10 @@ function removeStale(bin: string): void {
 
 /**
  * Starts a new cluster in a temp directory; `stop()` stops it and removes the directory (also on process exit).
+ * `settings` adds server settings (`-c name=value`), after the defaults (a later one wins).
  * @example const pg = startCluster(); const store = await openPostgres(pg.url); … pg.stop();
  */
-export function startCluster(): PgCluster {
+export function startCluster(settings: readonly string[] = []): PgCluster {
   const bin = pgBin();
   const ids = asRoot ? postgresUid() : null;
   removeStale(bin);
@@ -123,7 +124,7 @@ export function startCluster(): PgCluster {
   process.on('exit', stop);
   try {
     run(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-sync']);
-    const settings = [
+    const options = [
       `-p ${PORT}`,
       `-k ${dir}`,
       // Unix socket only: nothing on this machine's network, let alone another's.
@@ -133,8 +134,9 @@ export function startCluster(): PgCluster {
       '-c full_page_writes=off',
       '-c max_connections=40',
       '-c shared_buffers=32MB',
+      ...settings.map((x) => `-c ${x}`),
     ].join(' ');
-    run(join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log'), '-o', settings]);
+    run(join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log'), '-o', options]);
   } catch (e) {
     stop();
     throw e;
