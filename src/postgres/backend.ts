@@ -35,6 +35,7 @@ import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { coordText, fieldExpr, Params, unstorable } from './dialect.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
 import { HAS_CITUS, noCitus } from './citus.js';
+import { indexOfShard, uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
 /** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
@@ -59,7 +60,6 @@ const ATTEMPTS = 4;
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK = '40P01';
 const LOCK_TIMEOUT = '55P03';
-const UNIQUE_VIOLATION = '23505';
 const UNDEFINED_TABLE = '42P01';
 /** The server refused a translated pattern (too complex for its engine). */
 const BAD_REGEX = new Set(['2201B', '54001']);
@@ -390,6 +390,16 @@ export class PostgresBackend implements Backend {
     });
   }
 
+  /**
+   * The rows a write rewrites, locked to its commit: `SELECT … FOR UPDATE` in seq order on one node; on Citus, which
+   * locks by SELECT only on one shard, an UPDATE that changes nothing (`body`: no journal trigger watches it) locks
+   * them on every shard.
+   */
+  #locked(s: Session, table: string, columns: string, where: string, values: unknown[]): Promise<Row[]> {
+    if (this.#options.distribution) return s.rows(`UPDATE ${table} SET body = body WHERE ${where} RETURNING ${columns}`, values);
+    return s.rows(`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY seq FOR UPDATE`, values);
+  }
+
   #table(info: TypeInfo): string {
     return this.#tables.get(info.name) ?? qualified(this.#options.schema, docsTable(info.name));
   }
@@ -525,8 +535,9 @@ export class PostgresBackend implements Backend {
   }
 
   /** The fields of the unique key an index enforces, read from the database when not known yet (`id` as a last resort). */
-  async #keyOf(s: Session, index: unknown): Promise<readonly string[]> {
-    if (typeof index !== 'string') return ['id'];
+  async #keyOf(s: Session, named: string | undefined): Promise<readonly string[]> {
+    if (named === undefined) return ['id'];
+    const index = indexOfShard(named, this.#keyOfIndex);
     let fields = this.#keyOfIndex.get(index);
     if (!fields) {
       const [row] = await s.rows(
@@ -571,8 +582,8 @@ export class PostgresBackend implements Backend {
     const where = this.#where(info, conditions, params);
     const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
     const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
-    const sql = `SELECT seq, ${columns.join(', ')}${extra} FROM ${this.#table(info)} WHERE ${where}${lock ? ' ORDER BY seq FOR UPDATE' : ''}`;
-    const rows = await s.rows(sql, params.values);
+    const selected = `seq, ${columns.join(', ')}${extra}`;
+    const rows = lock ? await this.#locked(s, this.#table(info), selected, where, params.values) : await s.rows(`SELECT ${selected} FROM ${this.#table(info)} WHERE ${where}`, params.values);
     // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
     const handles = polygons.map((p) => polygonHandle(p.rings));
     const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
@@ -663,7 +674,7 @@ export class PostgresBackend implements Backend {
       for (const chunk of batches) await s.rows(this.#insertSql(info, false), [chunk.json]);
       return { insertedIds: ids, errors: [], rolledBack: false };
     } catch (e) {
-      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      if (!uniqueViolation(e)) throw e;
       if (guard === 'none') throw new Collided();
       await s.exec('ROLLBACK TO SAVEPOINT cd_fast');
     }
@@ -688,9 +699,9 @@ export class PostgresBackend implements Backend {
       await s.exec('RELEASE SAVEPOINT cd_doc');
       return null;
     } catch (e) {
-      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      if (!uniqueViolation(e)) throw e;
       await s.exec('ROLLBACK TO SAVEPOINT cd_doc');
-      return this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+      return this.#keyOf(s, uniqueViolation(e)!.index);
     }
   }
 
@@ -702,15 +713,15 @@ export class PostgresBackend implements Backend {
     const found = new Map<number, readonly string[]>();
     if (keys.length === 1) {
       for (const i of collided) found.set(i, keys[0]!);
-    } else {
-      // One statement for every skipped document: which known key does a stored document share with it?
+    } else if (!this.#options.distribution) {
+      // One statement for every skipped document: which known key does a stored document share with it? (Citus cannot
+      // run it, a distributed table in a subquery of each row of a function: there each goes alone, below.)
       const j = '(e.j::jsonb)';
-      const dk = this.#options.distribution?.get(info.name) ? `t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
       // With soft delete, a key other than id collides with live documents only (its index is partial).
       const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
-          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
+          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${k
             .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
             .join(' AND ')}${k.length === 1 && k[0] === 'id' ? '' : live})`,
       );
@@ -826,7 +837,7 @@ export class PostgresBackend implements Backend {
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
     if (given.length) {
-      const rows = await s.rows(`SELECT id, body FROM ${table} WHERE id = ANY($1::text[]) ORDER BY seq FOR UPDATE`, [given]);
+      const rows = await this.#locked(s, table, 'id, body', 'id = ANY($1::text[])', [given]);
       for (const [id, body] of rows as [string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
     }
     const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
@@ -872,10 +883,10 @@ export class PostgresBackend implements Backend {
           await s.rows(`UPDATE ${table} AS t SET doc = e.j::jsonb, body = e.j::text FROM json_array_elements($1::json) AS e(j) WHERE t.id = e.j ->> 'id'`, [json]);
         }
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+        if (!uniqueViolation(e)) throw e;
         if (run.length > 1) throw new OneByOne();
         const op = run[0]!;
-        const fields = await this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+        const fields = await this.#keyOf(s, uniqueViolation(e)!.index);
         if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
@@ -892,8 +903,9 @@ export class PostgresBackend implements Backend {
     }
     const table = this.#table(info);
     const polygon = plan.conditions.some((c) => c.op === 'polygon');
-    const dkField = this.#options.distribution?.get(info.name)?.field;
-    if (sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField)) {
+    // On Citus every update is rewritten here: the one-statement rebuild of `body` joins set-returning functions in a
+    // correlated subquery, which Citus runs on one shard only.
+    if (!this.#options.distribution && sets.every((set) => set.steps.length === 1)) {
       return this.#updateTopLevel(info, plan, sets, stamps, polygon, j);
     }
     return this.#transaction('write', async (s) => {
@@ -902,7 +914,7 @@ export class PostgresBackend implements Backend {
         rows = (await this.#polygonMatches(s, info, plan.conditions, true, ', body')).rows.map((r) => [r[0], r[r.length - 1]]);
       } else {
         const params = new Params();
-        rows = await s.rows(`SELECT seq, body FROM ${table} WHERE ${this.#where(info, plan.conditions, params)} ORDER BY seq FOR UPDATE`, params.values);
+        rows = await this.#locked(s, table, 'seq, body', this.#where(info, plan.conditions, params), params.values);
       }
       if (!rows.length) return 0;
       // The documents are rewritten here, in JS, so `body` keeps their key order (jsonb_set would lose it).
@@ -925,8 +937,8 @@ export class PostgresBackend implements Backend {
           );
         }
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
+        if (!uniqueViolation(e)) throw e;
+        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, uniqueViolation(e)!.index)));
       }
       return rows.length;
     }, undefined, j);
@@ -959,8 +971,8 @@ export class PostgresBackend implements Backend {
       try {
         return await s.count(`UPDATE ${table} SET body = ${body}, doc = doc || ${f}::jsonb WHERE ${where(params)}`, params.values);
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
+        if (!uniqueViolation(e)) throw e;
+        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, uniqueViolation(e)!.index)));
       }
     };
     if (polygon) {
