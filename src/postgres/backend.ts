@@ -251,7 +251,7 @@ export class PostgresBackend implements Backend {
       uniqueKeys: settings.uniqueKeys,
       indexes: settings.indexes,
       distribution: options.distribution,
-      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
+      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention, distributed: !!options.distribution },
     };
     for (const n of settings.catalogue.names) this.#tables.set(n, qualified(options.schema, docsTable(n)));
   }
@@ -309,7 +309,9 @@ export class PostgresBackend implements Backend {
           // Two processes opening one new schema at once: the second waits, then finds it made.
           await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
           if ((await current()) !== fingerprint) {
-            await s.exec(statements.join(';\n'));
+            // Citus forwards a statement's text to the workers: one statement each, not the whole script.
+            if (this.#options.distribution) for (const statement of statements) await s.exec(statement);
+            else await s.exec(statements.join(';\n'));
             await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
           }
           await s.exec('COMMIT');
@@ -483,7 +485,11 @@ export class PostgresBackend implements Backend {
   /** Writes a request's ActivityLog document, in its transaction. */
   async #insertLog(s: Session, doc: StoredDoc): Promise<void> {
     const text = JSON.stringify(doc);
-    await s.rows(`INSERT INTO ${qualified(this.#options.schema, docsTable('ActivityLog'))} (id, doc, body) VALUES ($1::text, $2::jsonb, $2::text)`, [doc.id, text]);
+    const info = this.#settings.catalogue.resolve('ActivityLog')!;
+    await s.rows(
+      `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) VALUES ($1::text, $2::jsonb, $2::text${this.#dkValue(info, '$2::json')})`,
+      [doc.id, text],
+    );
   }
 
   /**
@@ -497,7 +503,7 @@ export class PostgresBackend implements Backend {
       const op = journal.op ?? j.op;
       // Before any savepoint: rolling back to one would undo it.
       if (this.#journals && op !== 'insert') {
-        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId });
+        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }, !!this.#options.distribution);
         prelude = prelude ? `${context}; ${prelude}` : context;
       }
       const log = journal.log;

@@ -18,12 +18,15 @@ import { startCluster, type PgCluster } from './pg.js';
 
 export interface StoreBackend {
   readonly name: 'sqlite' | 'postgres' | 'postgres (own pool)' | 'citus' | 'citus (own pool)';
+  /** False on Citus, which refuses the change feed (its order is one server's sequence and lock). */
+  readonly changeFeed: boolean;
   /** A store holding no documents, opened with `options`: isolated from every other store open at the time. */
   open(options?: OpenOptions): Promise<DataStore>;
 }
 
 export const sqlite: StoreBackend = {
   name: 'sqlite',
+  changeFeed: true,
   open: async (options) => DataStore.open(':memory:', options),
 };
 
@@ -92,6 +95,7 @@ export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBacke
   }
   return {
     name: citus ? (options.ownPool ? 'citus (own pool)' : 'citus') : options.ownPool ? 'postgres (own pool)' : 'postgres',
+    changeFeed: !citus,
     async open(storeOptions = {}) {
       const { pool: p } = pgCluster();
       const shape = shapeOf(storeOptions);
