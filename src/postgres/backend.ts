@@ -667,10 +667,16 @@ export class PostgresBackend implements Backend {
     if (new Set(ids).size !== ids.length) {
       // Two documents of the request share an id: RETURNING id could not tell which went in; one at a time.
       const errors: EnvelopeError[] = [];
+      const taken = new Set<unknown>();
       for (const [index, doc] of docs.entries()) {
-        const fields = await this.#insertAlone(s, info, doc);
+        // An id an earlier document of the request took collides on id; on Citus, where ids are unique per shard
+        // only, the server would let a document of another well in.
+        const fields = taken.has(doc.id) ? ['id'] : await this.#insertAlone(s, info, doc);
         if (fields) errors.push(duplicateError(info, doc, index, fields));
-        else inserted.add(index);
+        else {
+          inserted.add(index);
+          taken.add(doc.id);
+        }
       }
       return { insertedIds: insertedIds(), errors, rolledBack: false };
     }

@@ -71,3 +71,56 @@ describe('opening with citus: true', () => {
     }
   });
 });
+
+describe('writes across shards', () => {
+  it('refuses an id that an earlier document of the request took, even for another well (ids are unique per shard only)', async () => {
+    const store = await openPostgres(pgCluster().pool, { schema: fresh(), citus: true });
+    try {
+      const r = await store.insert('Well', [{ id: 'x', pwi: 'A' }, { id: 'x', pwi: 'B' }, { id: 'y', pwi: 'C' }]);
+      expect(r.errors).toMatchObject([{ code: 'DUPLICATE_KEY', index: 1, key: { id: 'x' } }]);
+      expect(r.insertedIds).toEqual(['x', 'y']);
+      expect((await store.query('Well', {})).data.map((d) => [d.id, d.pwi])).toEqual([
+        ['x', 'A'],
+        ['y', 'C'],
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('a load in batches keeps every good document of a batch that met a duplicate, and names its key', async () => {
+    const store = await openPostgres(pgCluster().pool, { schema: fresh(), citus: true });
+    try {
+      await store.insert('Well', [{ pwi: 'W5' }]);
+      const wells = Array.from({ length: 40 }, (_, i) => ({ pwi: `W${i}` }));
+      const r = await store.load('Well', wells, { batchSize: 16 });
+      expect(r.errors).toMatchObject([{ code: 'DUPLICATE_KEY', index: 5, key: { pwi: 'W5' } }]);
+      expect((await store.query('Well', {})).total).toBe(40);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('updates and deletes by a dotted path, across shards and by polygon, and replaces documents of several wells', async () => {
+    const store = await openPostgres(pgCluster().pool, { schema: fresh(), citus: true });
+    try {
+      const at = (x: number, y: number) => ({ type: 'Point' as const, coordinates: [x, y] as [number, number] });
+      const { insertedIds } = await store.insert('Well', [
+        { pwi: 'A', basinName: 'P', surfaceLoc: at(1, 1) },
+        { pwi: 'B', basinName: 'P', surfaceLoc: at(5, 5) },
+        { pwi: 'C', basinName: 'Q', surfaceLoc: at(1.5, 1.5) },
+      ]);
+      expect((await store.update('Well', { basinName: 'P' }, { 'extra.k': 1, statusCurrent: 'Producing' })).count).toBe(2);
+      expect((await store.query('Well', { 'extra.k': 1 })).data.map((d) => d.pwi)).toEqual(['A', 'B']);
+      const square = [[[0, 0], [2, 0], [2, 2], [0, 2], [0, 0]]];
+      expect((await store.update('Well', { surfaceLoc: { polygon: square } }, { name: 'in' })).count).toBe(2);
+      const replaced = await store.replace('Well', [{ id: insertedIds[0], pwi: 'A', name: 'a', surfaceLoc: at(1, 1) }, { id: insertedIds[1], pwi: 'B', name: 'b' }]);
+      expect([replaced.success, replaced.count, replaced.insertedIds]).toEqual([true, 2, []]);
+      expect((await store.query('Well', {}, { sortBy: 'pwi' })).data.map((d) => d.name)).toEqual(['a', 'b', 'in']);
+      expect((await store.delete('Well', { surfaceLoc: { polygon: square } })).count).toBe(2);
+      expect((await store.query('Well', {})).data.map((d) => d.pwi)).toEqual(['B']);
+    } finally {
+      await store.close();
+    }
+  });
+});

@@ -18,6 +18,8 @@ import { startCluster, type PgCluster } from './pg.js';
 
 export interface StoreBackend {
   readonly name: 'sqlite' | 'postgres' | 'postgres (own pool)' | 'citus' | 'citus (own pool)';
+  /** True for the Citus cluster (README "Citus": a document's distribution field cannot change). */
+  readonly citus: boolean;
   /** False on Citus, which refuses the change feed (its order is one server's sequence and lock). */
   readonly changeFeed: boolean;
   /** A store holding no documents, opened with `options`: isolated from every other store open at the time. */
@@ -26,6 +28,7 @@ export interface StoreBackend {
 
 export const sqlite: StoreBackend = {
   name: 'sqlite',
+  citus: false,
   changeFeed: true,
   open: async (options) => DataStore.open(':memory:', options),
 };
@@ -95,6 +98,7 @@ export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBacke
   }
   return {
     name: citus ? (options.ownPool ? 'citus (own pool)' : 'citus') : options.ownPool ? 'postgres (own pool)' : 'postgres',
+    citus,
     changeFeed: !citus,
     async open(storeOptions = {}) {
       const { pool: p } = pgCluster();
