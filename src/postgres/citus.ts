@@ -2,9 +2,9 @@
  * Scale-out on Citus (README "Scaling out"): which column spreads each type over the shards. Citus distributes a
  * table by one column, co-locates rows of equal values across co-located tables, and enforces a unique index only
  * when it holds that column. The layout (`openPostgres(…, { citus: true })`) adds a column `dk` to every table, puts
- * it first in the primary key and in every unique index, and fills it from the type's distribution field (the id
- * when a document has none); a query that fixes that field by equality also fixes `dk`, so it runs on one shard.
- * Nothing here was run on Citus (it cannot be installed where this was written); the layout runs on plain PostgreSQL.
+ * it first in the primary key and in every unique index, fills it from the type's distribution field (the id when a
+ * document has none), and distributes the tables by it; a query that fixes that field by equality also fixes `dk`, so
+ * it runs on one shard. Run on Citus 13.0.5 by `npm run test:citus`.
  */
 import { Catalogue, catalogueOf, TYPES, type CatalogueShape } from '../catalogue/index.js';
 import { docsTable, qualified } from './names.js';

@@ -24,9 +24,10 @@ export interface PostgresOptions<C extends CatalogueShape = BuiltinCatalogue> ex
   /** The pool the store makes from a connection string (ignored when you pass your own pool). */
   pool?: { max?: number };
   /**
-   * Citus layout: a distribution column `dk` in every table and in every unique index, filled from the type's
-   * distribution field (`pwi` for well-centric types, see DISTRIBUTION), so a query fixing that field runs on one
-   * shard. Distributing the tables (`create_distributed_table`) is left to you; see README "Scaling out".
+   * Citus layout, on the coordinator of a Citus cluster: a distribution column `dk` in every table and in every unique
+   * index, filled from the type's distribution field (`pwi` for well-centric types, see DISTRIBUTION), so a query
+   * fixing that field runs on one shard; opening distributes every table (README "Citus"). Refused on a database
+   * without the Citus extension, and with `changeFeed`.
    */
   citus?: boolean;
 }
