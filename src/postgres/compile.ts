@@ -4,7 +4,7 @@
  */
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan } from '../query/ast.js';
-import { compileWhere as whereOf, sortShape, type Select } from '../sql/compile.js';
+import { compileWhere as whereOf, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { postgres, type Params } from './dialect.js';
 import { key } from './names.js';
 
@@ -57,21 +57,29 @@ export type PgSelect = Select;
  * answers each row's sort rank and key, for the cursor of the next page.
  * @example selectStatement('"public"."docs_Well"', 'true', new Params(), plan)
  */
-export function selectStatement(table: string, where: string, params: Params, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields'>): PgSelect {
-  const shape = sortShape(postgres, plan.sort);
-  // The answer's text: the stored document, or its projection (options.fields).
-  const body = plan.fields ? `${projection(plan.fields)} AS body` : 'body';
-  const order = shape.keys.map((k) => `${k.expr} ${k.direction}`).join(', ');
+export function selectStatement(
+  table: string,
+  where: string,
+  params: Params,
+  plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance'>,
+): PgSelect {
   const countSql = `SELECT count(*) FROM ${table} WHERE ${where}`;
   const countParams = [...params.values];
+  // The sort's and the distance's values are bound after the count's, which binds only the WHERE clause's.
+  const sorted = sortShape(postgres, plan.sort);
+  const shape = { keys: sorted.keys.map((k) => ({ expr: params.sql(k.expr), direction: k.direction })) };
+  // The answer's text: the stored document, or its projection (options.fields), with its distance (options.distance).
+  const body = `${params.sql(withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan))} AS body`;
+  const order = shape.keys.map((k) => `${k.expr} ${k.direction}`).join(', ');
   const paged = plan.limit > 0 || plan.skip > 0;
   if (!paged) return { sql: `SELECT ${body} FROM ${table} WHERE ${where} ORDER BY ${order}`, params: params.values, countSql, countParams, paged, keyed: false };
   const columns = shape.keys.map((k, i) => `${k.expr} AS k${i}`).join(', ');
   const again = shape.keys.map((k, i) => `p.k${i} ${k.direction}`).join(', ');
   if (plan.limit > 0) {
-    const filter = plan.after ? `(${where}) AND ${params.sql(shape.after(plan.after))}` : where;
+    const filter = plan.after ? `(${where}) AND ${params.sql(sorted.after(plan.after))}` : where;
     // One row past the limit tells whether a cursor should continue.
-    const page = `SELECT ${body}, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
+    // Rank and key are bound only where they are read: PostgreSQL refuses a statement with a value it does not use.
+    const page = `SELECT ${body}, ${params.sql(sorted.rank)} AS r, (${params.sql(sorted.key)})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
     // A page after a cursor is not counted again: its total is the one the cursor carries.
     const counted = plan.after ? `(SELECT NULL::bigint AS total)` : `(${countSql.replace('count(*)', 'count(*) AS total')})`;
     const sql = `SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`;

@@ -46,14 +46,15 @@ export async function startCitus(): Promise<PgCluster> {
     for (const n of nodes.splice(0)) n.stop();
   };
   try {
-    for (let i = 0; i < 3; i++) nodes.push(startCluster(settings));
+    for (let i = 0; i < 3; i++) nodes.push(startCluster({ settings }));
     for (const n of nodes) await sql(n, ['CREATE EXTENSION citus']);
     const [coordinator, ...workers] = nodes as [PgCluster, ...PgCluster[]];
     await sql(coordinator, [
       `SELECT citus_set_coordinator_host('${coordinator.host}', ${coordinator.port})`,
       ...workers.map((w) => `SELECT citus_add_node('${w.host}', ${w.port})`),
     ]);
-    return { url: coordinator.url, host: coordinator.host, port: coordinator.port, stop };
+    // A crash of the coordinator alone, as a single server's restart is (the workers stay up).
+    return { url: coordinator.url, host: coordinator.host, port: coordinator.port, restart: () => coordinator.restart(), stop };
   } catch (e) {
     stop();
     throw e;
