@@ -38,6 +38,8 @@ import type { SummaryPlan } from '../query/aggregate.js';
 import { compileSummary } from '../sql/aggregate.js';
 import { coordText, fieldExpr, Params, postgres, unstorable } from './dialect.js';
 import { docsTable, META_TABLE, qualified } from './names.js';
+import { HAS_CITUS, noCitus } from './citus.js';
+import { indexOfShard, uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
 /** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
@@ -62,7 +64,6 @@ const ATTEMPTS = 4;
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK = '40P01';
 const LOCK_TIMEOUT = '55P03';
-const UNIQUE_VIOLATION = '23505';
 const UNDEFINED_TABLE = '42P01';
 /** The server refused a translated pattern (too complex for its engine). */
 const BAD_REGEX = new Set(['2201B', '54001']);
@@ -254,7 +255,7 @@ export class PostgresBackend implements Backend {
       uniqueKeys: settings.uniqueKeys,
       indexes: settings.indexes,
       distribution: options.distribution,
-      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
+      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention, distributed: !!options.distribution },
     };
     for (const n of settings.catalogue.names) this.#tables.set(n, qualified(options.schema, docsTable(n)));
   }
@@ -288,6 +289,7 @@ export class PostgresBackend implements Backend {
   async #ensureSchema(s: Session): Promise<void> {
     const { schema } = this.#options;
     const meta = qualified(schema, META_TABLE);
+    if (this.#options.distribution && !(await s.rows(HAS_CITUS))[0]![0]) throw noCitus(schema);
     const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
     // Soft delete, once on for a type, stays on for every store of the schema: its unique keys are partial.
     const kept = exists?.[0] ? ((await s.rows(`SELECT value FROM ${meta} WHERE key = 'softDelete'`))[0]?.[0] as string | undefined) : undefined;
@@ -311,7 +313,9 @@ export class PostgresBackend implements Backend {
           // Two processes opening one new schema at once: the second waits, then finds it made.
           await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
           if ((await current()) !== fingerprint) {
-            await s.exec(statements.join(';\n'));
+            // Citus forwards a statement's text to the workers: one statement each, not the whole script.
+            if (this.#options.distribution) for (const statement of statements) await s.exec(statement);
+            else await s.exec(statements.join(';\n'));
             await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
           }
           await s.exec('COMMIT');
@@ -390,6 +394,16 @@ export class PostgresBackend implements Backend {
       field,
       ...(index === undefined ? {} : { index }),
     });
+  }
+
+  /**
+   * The rows a write rewrites, locked to its commit: `SELECT … FOR UPDATE` in seq order on one node; on Citus, which
+   * locks by SELECT only on one shard, an UPDATE that changes nothing (`body`: no journal trigger watches it) locks
+   * them on every shard.
+   */
+  #locked(s: Session, table: string, columns: string, where: string, values: unknown[]): Promise<Row[]> {
+    if (this.#options.distribution) return s.rows(`UPDATE ${table} SET body = body WHERE ${where} RETURNING ${columns}`, values);
+    return s.rows(`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY seq FOR UPDATE`, values);
   }
 
   #table(info: TypeInfo): string {
@@ -475,7 +489,11 @@ export class PostgresBackend implements Backend {
   /** Writes a request's ActivityLog document, in its transaction. */
   async #insertLog(s: Session, doc: StoredDoc): Promise<void> {
     const text = JSON.stringify(doc);
-    await s.rows(`INSERT INTO ${qualified(this.#options.schema, docsTable('ActivityLog'))} (id, doc, body) VALUES ($1::text, $2::jsonb, $2::text)`, [doc.id, text]);
+    const info = this.#settings.catalogue.resolve('ActivityLog')!;
+    await s.rows(
+      `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) VALUES ($1::text, $2::jsonb, $2::text${this.#dkValue(info, '$2::json')})`,
+      [doc.id, text],
+    );
   }
 
   /**
@@ -489,7 +507,7 @@ export class PostgresBackend implements Backend {
       const op = journal.op ?? j.op;
       // Before any savepoint: rolling back to one would undo it.
       if (this.#journals && op !== 'insert') {
-        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId });
+        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }, !!this.#options.distribution);
         prelude = prelude ? `${context}; ${prelude}` : context;
       }
       const log = journal.log;
@@ -527,8 +545,9 @@ export class PostgresBackend implements Backend {
   }
 
   /** The fields of the unique key an index enforces, read from the database when not known yet (`id` as a last resort). */
-  async #keyOf(s: Session, index: unknown): Promise<readonly string[]> {
-    if (typeof index !== 'string') return ['id'];
+  async #keyOf(s: Session, named: string | undefined): Promise<readonly string[]> {
+    if (named === undefined) return ['id'];
+    const index = indexOfShard(named, this.#keyOfIndex);
     let fields = this.#keyOfIndex.get(index);
     if (!fields) {
       const [row] = await s.rows(
@@ -573,8 +592,8 @@ export class PostgresBackend implements Backend {
     const where = this.#where(info, conditions, params);
     const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
     const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
-    const sql = `SELECT seq, ${columns.join(', ')}${extra} FROM ${this.#table(info)} WHERE ${where}${lock ? ' ORDER BY seq FOR UPDATE' : ''}`;
-    const rows = await s.rows(sql, params.values);
+    const selected = `seq, ${columns.join(', ')}${extra}`;
+    const rows = lock ? await this.#locked(s, this.#table(info), selected, where, params.values) : await s.rows(`SELECT ${selected} FROM ${this.#table(info)} WHERE ${where}`, params.values);
     // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
     const handles = polygons.map((p) => polygonHandle(p.rings));
     const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
@@ -666,10 +685,16 @@ export class PostgresBackend implements Backend {
     if (new Set(ids).size !== ids.length) {
       // Two documents of the request share an id: RETURNING id could not tell which went in; one at a time.
       const errors: EnvelopeError[] = [];
+      const taken = new Set<unknown>();
       for (const [index, doc] of docs.entries()) {
-        const fields = await this.#insertAlone(s, info, doc);
+        // An id an earlier document of the request took collides on id; on Citus, where ids are unique per shard
+        // only, the server would let a document of another well in.
+        const fields = taken.has(doc.id) ? ['id'] : await this.#insertAlone(s, info, doc);
         if (fields) errors.push(duplicateError(info, doc, index, fields));
-        else inserted.add(index);
+        else {
+          inserted.add(index);
+          taken.add(doc.id);
+        }
       }
       return { insertedIds: insertedIds(), errors, rolledBack: false };
     }
@@ -679,7 +704,7 @@ export class PostgresBackend implements Backend {
       for (const chunk of batches) await s.rows(this.#insertSql(info, false), [chunk.json]);
       return { insertedIds: ids, errors: [], rolledBack: false };
     } catch (e) {
-      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      if (!uniqueViolation(e)) throw e;
       if (guard === 'none') throw new Collided();
       await s.exec('ROLLBACK TO SAVEPOINT cd_fast');
     }
@@ -704,9 +729,9 @@ export class PostgresBackend implements Backend {
       await s.exec('RELEASE SAVEPOINT cd_doc');
       return null;
     } catch (e) {
-      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      if (!uniqueViolation(e)) throw e;
       await s.exec('ROLLBACK TO SAVEPOINT cd_doc');
-      return this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+      return this.#keyOf(s, uniqueViolation(e)!.index);
     }
   }
 
@@ -718,15 +743,15 @@ export class PostgresBackend implements Backend {
     const found = new Map<number, readonly string[]>();
     if (keys.length === 1) {
       for (const i of collided) found.set(i, keys[0]!);
-    } else {
-      // One statement for every skipped document: which known key does a stored document share with it?
+    } else if (!this.#options.distribution) {
+      // One statement for every skipped document: which known key does a stored document share with it? (Citus cannot
+      // run it, a distributed table in a subquery of each row of a function: there each goes alone, below.)
       const j = '(e.j::jsonb)';
-      const dk = this.#options.distribution?.get(info.name) ? `t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
       // With soft delete, a key other than id collides with live documents only (its index is partial).
       const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
-          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
+          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${k
             .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
             .join(' AND ')}${k.length === 1 && k[0] === 'id' ? '' : live})`,
       );
@@ -842,7 +867,7 @@ export class PostgresBackend implements Backend {
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
     if (given.length) {
-      const rows = await s.rows(`SELECT id, body FROM ${table} WHERE id = ANY($1::text[]) ORDER BY seq FOR UPDATE`, [given]);
+      const rows = await this.#locked(s, table, 'id, body', 'id = ANY($1::text[])', [given]);
       for (const [id, body] of rows as [string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
     }
     const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
@@ -888,10 +913,10 @@ export class PostgresBackend implements Backend {
           await s.rows(`UPDATE ${table} AS t SET doc = e.j::jsonb, body = e.j::text FROM json_array_elements($1::json) AS e(j) WHERE t.id = e.j ->> 'id'`, [json]);
         }
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+        if (!uniqueViolation(e)) throw e;
         if (run.length > 1) throw new OneByOne();
         const op = run[0]!;
-        const fields = await this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+        const fields = await this.#keyOf(s, uniqueViolation(e)!.index);
         if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
@@ -908,8 +933,9 @@ export class PostgresBackend implements Backend {
     }
     const table = this.#table(info);
     const polygon = plan.conditions.some((c) => c.op === 'polygon');
-    const dkField = this.#options.distribution?.get(info.name)?.field;
-    if (sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField)) {
+    // On Citus every update is rewritten here: the one-statement rebuild of `body` joins set-returning functions in a
+    // correlated subquery, which Citus runs on one shard only.
+    if (!this.#options.distribution && sets.every((set) => set.steps.length === 1)) {
       return this.#updateTopLevel(info, plan, sets, stamps, polygon, j);
     }
     return this.#transaction('write', async (s) => {
@@ -918,7 +944,7 @@ export class PostgresBackend implements Backend {
         rows = (await this.#polygonMatches(s, info, plan.conditions, true, ', body')).rows.map((r) => [r[0], r[r.length - 1]]);
       } else {
         const params = new Params();
-        rows = await s.rows(`SELECT seq, body FROM ${table} WHERE ${this.#where(info, plan.conditions, params)} ORDER BY seq FOR UPDATE`, params.values);
+        rows = await this.#locked(s, table, 'seq, body', this.#where(info, plan.conditions, params), params.values);
       }
       if (!rows.length) return 0;
       // The documents are rewritten here, in JS, so `body` keeps their key order (jsonb_set would lose it).
@@ -941,8 +967,8 @@ export class PostgresBackend implements Backend {
           );
         }
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
+        if (!uniqueViolation(e)) throw e;
+        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, uniqueViolation(e)!.index)));
       }
       return rows.length;
     }, undefined, j);
@@ -975,8 +1001,8 @@ export class PostgresBackend implements Backend {
       try {
         return await s.count(`UPDATE ${table} SET body = ${body}, doc = doc || ${f}::jsonb WHERE ${where(params)}`, params.values);
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
+        if (!uniqueViolation(e)) throw e;
+        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, uniqueViolation(e)!.index)));
       }
     };
     if (polygon) {
