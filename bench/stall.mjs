@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { cachedWells } from './database.mjs';
 import { generateDaily, generateWells, pwiOf } from './generate.mjs';
 
 if (!isMainThread) {
@@ -79,22 +80,7 @@ const PROBE_MS = 50;
 const TARGET = { p99: 100, max: 500, rssMb: 1536 };
 
 // ---- the database: generated once per size, copied for each run (the attacks write to it) ----
-const cacheDir = join(root, 'bench/results');
-mkdirSync(cacheDir, { recursive: true });
-const cached = join(cacheDir, `stall-${WELLS}.db`);
-if (!existsSync(cached)) {
-  process.stderr.write(`generating ${WELLS} Wells into ${cached} …\n`);
-  if (!existsSync(join(root, 'dist/index.js'))) throw new Error('bench/stall.mjs generates its data with dist/index.js: run npm run build first');
-  const { DynamicStore } = await import(join(root, 'dist/index.js'));
-  const store = DynamicStore.open(`${cached}.tmp`);
-  for (let from = 0; from < WELLS; from += 10_000) {
-    const r = await store.insert('Well', generateWells(Math.min(10_000, WELLS - from), { from }));
-    if (!r.success) throw new Error(r.message);
-  }
-  await store.close();
-  copyFileSync(`${cached}.tmp`, cached);
-  rmSync(`${cached}.tmp`, { force: true });
-}
+const cached = await cachedWells(root, WELLS);
 // DailyProduction for the first DP_WELLS Wells, 100 days each: an `in` of 100 pwis matches 10,000 rows.
 const DP_WELLS = Math.min(2000, WELLS);
 {

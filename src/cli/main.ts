@@ -21,6 +21,16 @@ function fatal(message: string): never {
   process.exit(1);
 }
 
+/** The `--query` option's JSON (every document when absent); malformed JSON ends the command. */
+function queryOption(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    return fatal(`--query: malformed JSON (${(e as Error).message})`);
+  }
+}
+
 const program = new Command('consolidata')
   .description('Consolidated Data Service API over SQLite or PostgreSQL: serve a store over HTTP, import and export documents')
   .version(pkg.version, '-V, --version', 'print the version')
@@ -115,14 +125,7 @@ program
   .option('--sort-by <paths>', 'field paths to order the lines by, most significant first, e.g. pwi,prodDate')
   .option('--sort-order <orders>', '1 or -1: one for every --sort-by path, or one each, e.g. 1,-1')
   .action(async (type: string, o: { db: string; query?: string; sortBy?: string; sortOrder?: string }) => {
-    let query: unknown = {};
-    if (o.query !== undefined) {
-      try {
-        query = JSON.parse(o.query);
-      } catch (e) {
-        fatal(`--query: malformed JSON (${(e as Error).message})`);
-      }
-    }
+    const query = queryOption(o.query);
     // A closed pipe (`| head`) ends the export quietly.
     process.stdout.on('error', (e: NodeJS.ErrnoException) => {
       if (e.code === 'EPIPE') process.exit(0);
@@ -153,14 +156,7 @@ program
   .option('--limit <n>', 'rows at most (default: every group)', integer('--limit', 1))
   .option('--csv', 'CSV with a header line instead of a table')
   .action(async (type: string, o: { db: string; query?: string; groupBy?: string; metric: string[]; sortBy?: string; sortOrder?: 1 | -1; limit?: number; csv?: boolean }) => {
-    let query: unknown = {};
-    if (o.query !== undefined) {
-      try {
-        query = JSON.parse(o.query);
-      } catch (e) {
-        fatal(`--query: malformed JSON (${(e as Error).message})`);
-      }
-    }
+    const query = queryOption(o.query);
     process.exitCode = await aggregateCommand({ type, db: o.db, query, groupBy: o.groupBy, metrics: o.metric, sortBy: o.sortBy, sortOrder: o.sortOrder, limit: o.limit, csv: o.csv, stdout: process.stdout, stderr: process.stderr });
   });
 
