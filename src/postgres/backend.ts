@@ -32,8 +32,10 @@ import type { Condition, QueryPlan } from '../query/ast.js';
 import { newCursorKey } from '../query/cursor.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
-import { coordText, fieldExpr, Params, unstorable } from './dialect.js';
-import { docsTable, META_TABLE, qualified } from './names.js';
+import { coordText, fieldExpr, postgres, toPostgres, unstorable } from './dialect.js';
+import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
+import { deleteWhere, feedBounds, feedRead, ids, insertArray, insertDoc, putArray, readDocs, updateSet, type WriteTable } from '../sql/write.js';
+import { docsTable, key, META_TABLE, qualified } from './names.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
 /** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
@@ -190,6 +192,16 @@ class Session {
 
   async exec(text: string): Promise<void> {
     await this.client.query(text);
+  }
+
+  /** The rows of a compiled statement. */
+  all(c: Compiled): Promise<Row[]> {
+    return this.rows(c.sql, c.params);
+  }
+
+  /** The rows a compiled statement wrote. */
+  changes(c: Compiled): Promise<number> {
+    return this.count(c.sql, c.params);
   }
 }
 
@@ -357,14 +369,14 @@ export class PostgresBackend implements Backend {
    * The WHERE clause of conditions. On a Citus layout, a condition fixing the distribution field by equality also
    * fixes `dk` (a superset: a document without the field has its id there), so Citus runs the statement on one shard.
    */
-  #where(info: TypeInfo, conditions: readonly Condition[], params: Params): string {
-    const where = compileWhere(conditions, params, this.#settings.keyed.get(info.name) ?? new Set());
+  #where(info: TypeInfo, conditions: readonly Condition[]): Sql | string {
+    const where = compileWhere(conditions, this.#settings.keyed.get(info.name) ?? new Set());
     const field = this.#options.distribution?.get(info.name)?.field;
     if (!field) return where;
     for (const c of conditions) {
       if (c.path.text !== field || !c.path.scalar) continue;
-      if (c.op === 'eq' && typeof c.value === 'string') return `dk = ${params.add(c.value, 'text')} AND ${where}`;
-      if (c.op === 'in' && c.values.length && c.values.every((v) => typeof v === 'string')) return `dk = ANY(${params.add(c.values, 'text[]')}) AND ${where}`;
+      if (c.op === 'eq' && typeof c.value === 'string') return sql`dk = ${bound(c.value, 'text')} AND ${where}`;
+      if (c.op === 'in' && c.values.length && c.values.every((v) => typeof v === 'string')) return sql`dk = ANY(${bound(c.values, 'text[]')}) AND ${where}`;
     }
     return where;
   }
@@ -390,6 +402,12 @@ export class PostgresBackend implements Backend {
 
   #table(info: TypeInfo): string {
     return this.#tables.get(info.name) ?? qualified(this.#options.schema, docsTable(info.name));
+  }
+
+  /** The table as writes name it: with the distribution column computed from each document on a Citus layout. */
+  #writeTable(info: TypeInfo): WriteTable {
+    const name = this.#table(info);
+    return this.#options.distribution?.get(info.name) ? { name, computed: { column: 'dk', value: (j) => this.#dkExpr(info, sql`(${j})::json`) } } : { name };
   }
 
   // ---- running ---------------------------------------------------------------------------------------------
@@ -470,8 +488,7 @@ export class PostgresBackend implements Backend {
 
   /** Writes a request's ActivityLog document, in its transaction. */
   async #insertLog(s: Session, doc: StoredDoc): Promise<void> {
-    const text = JSON.stringify(doc);
-    await s.rows(`INSERT INTO ${qualified(this.#options.schema, docsTable('ActivityLog'))} (id, doc, body) VALUES ($1::text, $2::jsonb, $2::text)`, [doc.id, text]);
+    await s.all(insertDoc(postgres, { name: qualified(this.#options.schema, docsTable('ActivityLog')) }, doc.id, JSON.stringify(doc)));
   }
 
   /**
@@ -565,12 +582,10 @@ export class PostgresBackend implements Backend {
    * code (src/geo/polygons.ts), so both backends answer the same to the bit. `lock` takes the rows for a write.
    */
   async #polygonMatches(s: Session, info: TypeInfo, conditions: readonly Condition[], lock: boolean, extra = ''): Promise<{ seqs: string[]; rows: Row[] }> {
-    const params = new Params();
-    const where = this.#where(info, conditions, params);
+    const where = this.#where(info, conditions);
     const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
     const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
-    const sql = `SELECT seq, ${columns.join(', ')}${extra} FROM ${this.#table(info)} WHERE ${where}${lock ? ' ORDER BY seq FOR UPDATE' : ''}`;
-    const rows = await s.rows(sql, params.values);
+    const rows = await s.all(toPostgres(sql`SELECT seq, ${columns.join(', ')}${extra} FROM ${this.#table(info)} WHERE ${where}${lock ? ` ORDER BY seq${postgres.lock}` : ''}`));
     // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
     const handles = polygons.map((p) => polygonHandle(p.rings));
     const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
@@ -583,22 +598,19 @@ export class PostgresBackend implements Backend {
   query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
     const table = this.#table(info);
     if (!plan.conditions.some((c) => c.op === 'polygon')) {
-      const params = new Params();
-      const select = selectStatement(table, this.#where(info, plan.conditions, params), params, plan);
+      const select = selectStatement(table, this.#where(info, plan.conditions), plan);
       return this.#single((s) => this.#select(s, select, plan));
     }
     // Two statements (candidates, then the page and total of the matches): one REPEATABLE READ snapshot.
     return this.#transaction('read', async (s) => {
       const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
-      const params = new Params();
-      return this.#select(s, selectStatement(table, `seq = ANY(${params.add(seqs, 'bigint[]')})`, params, plan), plan);
+      return this.#select(s, selectStatement(table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`, plan), plan);
     });
   }
 
   async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
-    const params = new Params();
     // For polygons this is the candidates' statement: the one the indexes serve (membership is then decided in JS).
-    const select = selectStatement(this.#table(info), this.#where(info, plan.conditions, params), params, plan);
+    const select = selectStatement(this.#table(info), this.#where(info, plan.conditions), plan);
     const lines = await this.#single((s) => s.rows(`EXPLAIN ${select.sql}`, select.params));
     return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines.map((r) => r[0] as string) };
   }
@@ -623,14 +635,6 @@ export class PostgresBackend implements Backend {
     });
     if (errors.length) throw new RequestError(errors);
     return texts;
-  }
-
-  /** The INSERT of a chunk (a JSON array of documents), rows in its order; with ON CONFLICT, answering what went in. */
-  #insertSql(info: TypeInfo, skipConflicts: boolean): string {
-    return (
-      `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) SELECT e.j ->> 'id', e.j::jsonb, e.j::text${this.#dkValue(info, 'e.j')} ` +
-      `FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n${skipConflicts ? ' ON CONFLICT DO NOTHING RETURNING id' : ''}`
-    );
   }
 
   /**
@@ -658,7 +662,7 @@ export class PostgresBackend implements Backend {
     const batches = chunks([...docs.keys()], (i) => texts[i]!);
     try {
       if (guard === 'savepoint') await s.exec('SAVEPOINT cd_fast');
-      for (const chunk of batches) await s.rows(this.#insertSql(info, false), [chunk.json]);
+      for (const chunk of batches) await s.all(insertArray(postgres, this.#writeTable(info), chunk.json, false));
       return { insertedIds: ids, errors: [], rolledBack: false };
     } catch (e) {
       if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
@@ -668,7 +672,7 @@ export class PostgresBackend implements Backend {
     const collided: number[] = [];
     const position = new Map(ids.map((id, i) => [id, i]));
     for (const chunk of batches) {
-      for (const [id] of (await s.rows(this.#insertSql(info, true), [chunk.json])) as [string][]) inserted.add(position.get(id)!);
+      for (const [id] of (await s.all(insertArray(postgres, this.#writeTable(info), chunk.json, true))) as [string][]) inserted.add(position.get(id)!);
       for (const i of chunk.items) if (!inserted.has(i)) collided.push(i);
     }
     const errors = await this.#collisions(s, info, docs, collided, inserted);
@@ -679,10 +683,7 @@ export class PostgresBackend implements Backend {
   async #insertAlone(s: Session, info: TypeInfo, doc: StoredDoc): Promise<readonly string[] | null> {
     await s.exec('SAVEPOINT cd_doc');
     try {
-      await s.rows(
-        `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) VALUES ($1::text, $2::text::jsonb, $2::text${this.#dkValue(info, '$2::text::json')})`,
-        [doc.id, JSON.stringify(doc)],
-      );
+      await s.all(insertDoc(postgres, this.#writeTable(info), doc.id, JSON.stringify(doc)));
       await s.exec('RELEASE SAVEPOINT cd_doc');
       return null;
     } catch (e) {
@@ -703,17 +704,18 @@ export class PostgresBackend implements Backend {
     } else {
       // One statement for every skipped document: which known key does a stored document share with it?
       const j = '(e.j::jsonb)';
-      const dk = this.#options.distribution?.get(info.name) ? `t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
+      const dk = this.#options.distribution?.get(info.name) ? sql`t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
       // With soft delete, a key other than id collides with live documents only (its index is partial).
       const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
-          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
+          sql`EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
             .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
             .join(' AND ')}${k.length === 1 && k[0] === 'id' ? '' : live})`,
       );
       for (const chunk of chunks(collided, (i) => JSON.stringify(docs[i]))) {
-        const rows = await s.rows(`SELECT e.n, ${tests.join(', ')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`, [chunk.json]);
+        const e = postgres.elements(bound(chunk.json, 'json'));
+        const rows = await s.all(toPostgres(sql`SELECT ${e.at}, ${join(tests, ', ')} FROM ${e.from} ORDER BY ${e.at}`));
         for (const r of rows) {
           const k = keys.findIndex((_, x) => r[1 + x] === true);
           if (k >= 0) found.set(chunk.items[Number(r[0]) - 1]!, keys[k]!);
@@ -824,8 +826,8 @@ export class PostgresBackend implements Backend {
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
     if (given.length) {
-      const rows = await s.rows(`SELECT id, body FROM ${table} WHERE id = ANY($1::text[]) ORDER BY seq FOR UPDATE`, [given]);
-      for (const [id, body] of rows as [string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
+      const rows = await s.all(readDocs(postgres, { name: table }, ids(postgres, given), true));
+      for (const [, id, body] of rows as [string, string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
     }
     const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
     type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean; revived: boolean };
@@ -857,18 +859,10 @@ export class PostgresBackend implements Backend {
       if (joins) run.push(op);
       else runs.push([op]);
     }
-    const dkCol = this.#dkColumn(info);
     for (const run of runs) {
       const json = `[${run.map((o) => JSON.stringify(o.doc)).join(',')}]`;
       try {
-        if (run[0]!.kind === 'insert') {
-          await s.rows(
-            `INSERT INTO ${table} (id, doc, body${dkCol}) SELECT e.j ->> 'id', e.j::jsonb, e.j::text${this.#dkValue(info, 'e.j')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`,
-            [json],
-          );
-        } else {
-          await s.rows(`UPDATE ${table} AS t SET doc = e.j::jsonb, body = e.j::text FROM json_array_elements($1::json) AS e(j) WHERE t.id = e.j ->> 'id'`, [json]);
-        }
+        await s.all(run[0]!.kind === 'insert' ? insertArray(postgres, this.#writeTable(info), json, false) : putArray(postgres, { name: table }, json));
       } catch (e) {
         if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
         if (run.length > 1) throw new OneByOne();
@@ -899,13 +893,12 @@ export class PostgresBackend implements Backend {
       if (polygon) {
         rows = (await this.#polygonMatches(s, info, plan.conditions, true, ', body')).rows.map((r) => [r[0], r[r.length - 1]]);
       } else {
-        const params = new Params();
-        rows = await s.rows(`SELECT seq, body FROM ${table} WHERE ${this.#where(info, plan.conditions, params)} ORDER BY seq FOR UPDATE`, params.values);
+        rows = (await s.all(readDocs(postgres, { name: table }, this.#where(info, plan.conditions), true))).map((r) => [r[0], r[2]]);
       }
       if (!rows.length) return 0;
       // The documents are rewritten here, in JS, so `body` keeps their key order (jsonb_set would lose it).
       const changed: string[] = [];
-      for (const [seq, body] of rows as [string, string][]) {
+      for (const [, body] of rows as [string, string][]) {
         const doc = JSON.parse(body) as StoredDoc;
         const before = this.#options.distribution ? (JSON.parse(body) as StoredDoc) : undefined;
         for (const set of sets) {
@@ -913,14 +906,11 @@ export class PostgresBackend implements Backend {
         }
         for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
         if (before) this.#keepShard(info, before, doc);
-        changed.push(`[${JSON.stringify(seq)},${JSON.stringify(doc)}]`);
+        changed.push(JSON.stringify(doc));
       }
       try {
         for (const chunk of chunks(changed, (t) => t)) {
-          await s.rows(
-            `UPDATE ${table} AS t SET doc = (e.x -> 1)::jsonb, body = (e.x -> 1)::text FROM json_array_elements($1::json) AS e(x) WHERE t.seq = (e.x ->> 0)::bigint`,
-            [chunk.json],
-          );
+          await s.all(putArray(postgres, { name: table }, chunk.json));
         }
       } catch (e) {
         if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
@@ -944,18 +934,10 @@ export class PostgresBackend implements Backend {
     polygon: boolean,
     j: JournalSpec<number>,
   ): Promise<number> {
-    const table = this.#table(info);
-    const fields: Record<string, unknown> = {};
-    for (const set of sets) put(fields, set.steps[0]!.name, set.value);
-    for (const [k, v] of Object.entries(stamps)) put(fields, k, v);
-    const run = async (s: Session, where: (params: Params) => string) => {
-      const params = new Params();
-      const f = params.add(JSON.stringify(fields), 'text');
-      const kept = `string_agg(to_json(e.key)::text || ':' || COALESCE(n.value::text, e.value::text), ',' ORDER BY e.o)`;
-      const added = `(SELECT string_agg(to_json(a.key)::text || ':' || a.value::text, ',' ORDER BY a.o) FROM json_each(${f}::json) WITH ORDINALITY AS a(key, value, o) WHERE NOT (doc ? a.key))`;
-      const body = `(SELECT '{' || concat_ws(',', ${kept}, ${added}) || '}' FROM json_each(body::json) WITH ORDINALITY AS e(key, value, o) LEFT JOIN json_each(${f}::json) AS n ON n.key = e.key)`;
+    const table = { name: this.#table(info) };
+    const run = async (s: Session, where: Sql | string) => {
       try {
-        return await s.count(`UPDATE ${table} SET body = ${body}, doc = doc || ${f}::jsonb WHERE ${where(params)}`, params.values);
+        return await s.changes(updateSet(postgres, table, where, sets, stamps));
       } catch (e) {
         if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
         throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
@@ -966,33 +948,32 @@ export class PostgresBackend implements Backend {
         'write',
         async (s) => {
           const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-          return seqs.length ? run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`) : 0;
+          return seqs.length ? run(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`) : 0;
         },
         undefined,
         j,
       );
     }
-    const one = (s: Session) => run(s, (params) => this.#where(info, plan.conditions, params));
+    const one = (s: Session) => run(s, this.#where(info, plan.conditions));
     return this.#singleWrite(one, j);
   }
 
   async delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): Promise<number> {
     const j: JournalSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
-    const table = this.#table(info);
+    const table = { name: this.#table(info) };
     if (plan.conditions.some((c) => c.op === 'polygon')) {
       return this.#transaction(
         'write',
         async (s) => {
           const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-          return seqs.length ? s.count(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [seqs]) : 0;
+          return seqs.length ? s.changes(deleteWhere(postgres, table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`)) : 0;
         },
         undefined,
         j,
       );
     }
-    const params = new Params();
-    const where = this.#where(info, plan.conditions, params);
-    const run = (s: Session) => s.count(`DELETE FROM ${table} WHERE ${where}`, params.values);
+    const statement = deleteWhere(postgres, table, this.#where(info, plan.conditions));
+    const run = (s: Session) => s.changes(statement);
     return this.#singleWrite(run, j);
   }
 
@@ -1049,14 +1030,9 @@ export class PostgresBackend implements Backend {
       if (plan?.conditions.some((c) => c.op === 'polygon')) {
         throw requestError('INVALID_QUERY', 'query: a polygon cannot filter the change feed on PostgreSQL; use bounds, or filter the events');
       }
-      const params = new Params();
-      let sql = `SELECT seq, type, op, id, body, activity, at FROM ${qualified(this.#options.schema, CHANGES_TABLE)} WHERE seq > ${params.add(after, 'bigint')}`;
-      if (type) {
-        sql += ` AND type = ${params.add(type.name, 'text')}`;
-        if (plan?.conditions.length) sql += ` AND (${compileWhere(plan.conditions, params, new Set())})`;
-      }
-      sql += ` ORDER BY seq LIMIT ${params.add(limit, 'int')}`;
-      const rows = (await this.#single((s) => s.rows(sql, params.values))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
+      const where = type && plan?.conditions.length ? compileWhere(plan.conditions, new Set()) : null;
+      const statement = feedRead(postgres, qualified(this.#options.schema, CHANGES_TABLE), after, limit, type?.name ?? null, where);
+      const rows = (await this.#single((s) => s.all(statement))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
       return rows.map(([seq, t, op, id, body, activity, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(body) as StoredDoc, activityId: activity, at }));
     },
     bounds: () => this.#single((s) => this.#bounds(s)),
@@ -1086,8 +1062,7 @@ export class PostgresBackend implements Backend {
   /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one the sequence gave. */
   async #bounds(s: Session): Promise<{ first: number; last: number }> {
     const c = qualified(this.#options.schema, CHANGES_TABLE);
-    // Two index seeks, one at each end of the seq key, whatever the planner makes of two aggregates together.
-    const [[first, last]] = (await s.rows(`SELECT (SELECT seq FROM ${c} ORDER BY seq LIMIT 1), (SELECT seq FROM ${c} ORDER BY seq DESC LIMIT 1)`)) as [[string | null, string | null]];
+    const [[first, last]] = (await s.rows(feedBounds(c))) as [[string | null, string | null]];
     if (last !== null) return { first: Number(first), last: Number(last) };
     // Read under the feed's lock: no writer then holds a seq it has not committed yet.
     await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
@@ -1139,20 +1114,10 @@ export class PostgresBackend implements Backend {
 
   // ---- Citus ---------------------------------------------------------------------------------------------
 
-  /** `, dk` when the layout has a distribution column. */
-  #dkColumn(info: TypeInfo): string {
-    return this.#options.distribution?.get(info.name) ? ', dk' : '';
-  }
-
-  /** `, <dk of the json document j>` when the layout has a distribution column. */
-  #dkValue(info: TypeInfo, j: string): string {
-    return this.#dkColumn(info) ? `, ${this.#dkExpr(info, j)}` : '';
-  }
-
   /** The distribution key of a json document: its field's text, or its id when it has none (see citus.ts). */
-  #dkExpr(info: TypeInfo, j: string): string {
+  #dkExpr(info: TypeInfo, j: Sql | string): Sql {
     const field = this.#options.distribution!.get(info.name)!.field;
-    return field === 'id' ? `(${j} ->> 'id')` : `COALESCE(${j} ->> ${`'${field}'`}, ${j} ->> 'id')`;
+    return field === 'id' ? sql`(${j} ->> 'id')` : sql`COALESCE(${j} ->> ${key(field)}, ${j} ->> 'id')`;
   }
 }
 

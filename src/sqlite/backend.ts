@@ -10,12 +10,16 @@ import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
+import type { Compiled } from '../sql/fragment.js';
+import type { RunResult } from 'better-sqlite3';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, cursorKey, ensureSchema } from './schema.js';
-import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
+import { journals } from './journal.js';
+import { bound, sql } from '../sql/fragment.js';
+import { context, deleteWhere, feedBounds, feedRead, firstBadParent, insertDoc, putDoc, readDocs, updateSet, type WriteTable } from '../sql/write.js';
+import { sqlite } from './dialect.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
-import { jsonPath } from './dialect.js';
 
 const BUSY_ATTEMPTS = 3;
 
@@ -159,14 +163,14 @@ export class SqliteBackend implements Backend {
   #write<T>(fn: () => T, statements = 2, j?: { op: string; journal: Journal | undefined; counts: (r: T) => WriteCounts }): T {
     const journal = j?.journal;
     const op = journal?.op ?? j?.op;
-    const context = journal && op !== 'insert' && this.#journals;
+    const ctx = journal && op && op !== 'insert' && this.#journals ? context(sqlite, { op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }) : null;
     const log = journal?.log;
     const run =
-      context || log
+      ctx || log
         ? () => {
-            if (context) this.#statements.get(SET_CONTEXT).run(op, journal.activityId, journal.at, Date.parse(journal.at), journal.userId);
+            if (ctx) this.#run(ctx.set);
             const r = fn();
-            if (context) this.#statements.get(CLEAR_CONTEXT).run();
+            if (ctx?.clear) this.#run(ctx.clear);
             if (log) {
               const c = j!.counts(r);
               // A soft delete is an update of the rows, and what it did is deleting them.
@@ -175,7 +179,7 @@ export class SqliteBackend implements Backend {
             return r;
           }
         : fn;
-    const n = statements + (context ? 2 : 0) + (log ? 1 : 0);
+    const n = statements + (ctx ? 2 : 0) + (log ? 1 : 0);
     // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
     const r = this.#retry(() => (n === 1 ? run() : (this.#tx.immediate(run) as T)));
     this.#commits++;
@@ -184,11 +188,20 @@ export class SqliteBackend implements Backend {
 
   /** Writes a request's ActivityLog document (inside its transaction). */
   #insertLog(doc: StoredDoc): void {
-    this.#statements.get(`INSERT INTO ${ident(docsTable('ActivityLog'))} (id, doc) VALUES (?, jsonb(?))`).run(doc.id, JSON.stringify(doc));
+    this.#run(insertDoc(sqlite, { name: ident(docsTable('ActivityLog')) }, doc.id, JSON.stringify(doc)));
+  }
+
+  /** Runs a compiled write statement; what it changed. */
+  #run(c: Compiled): RunResult {
+    return this.#statements.get(c.sql).run(...c.params);
   }
 
   #table(info: TypeInfo): string {
     return this.#tables.get(info.name) ?? ident(docsTable(info.name));
+  }
+
+  #writeTable(info: TypeInfo): WriteTable {
+    return { name: this.#table(info) };
   }
 
   /**
@@ -338,13 +351,13 @@ export class SqliteBackend implements Backend {
    * bulk path (src/sqlite/bulk.ts).
    */
   #insertDocs(info: TypeInfo, docs: Iterable<StoredDoc>, bulk: BulkInserts): InsertResult {
-    const stmt = this.#statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
+    const table = this.#writeTable(info);
     const insertedIds: string[] = [];
     const errors: EnvelopeError[] = [];
     let index = 0;
     for (const doc of docs) {
       try {
-        const { lastInsertRowid } = stmt.run(doc.id, JSON.stringify(doc));
+        const { lastInsertRowid } = this.#run(insertDoc(sqlite, table, doc.id, JSON.stringify(doc)));
         insertedIds.push(doc.id as string);
         bulk.inserted(info, doc, Number(lastInsertRowid));
       } catch (e) {
@@ -406,17 +419,18 @@ export class SqliteBackend implements Backend {
   }
 
   replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): ReplaceResult {
-    const table = this.#table(info);
-    const find = this.#statements.get(`SELECT seq, json(doc) AS doc FROM ${table} WHERE id = ?`);
+    const table = this.#writeTable(info);
+    const find = (id: string) => {
+      const c = readDocs(sqlite, table, sql`id = ${bound(id)}`, false);
+      return this.#statements.get(c.sql).pluck(false).get(...c.params) as { seq: number; doc: string } | undefined;
+    };
     const soft = this.softDelete.has(info.name);
-    const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
-    const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
     return this.#write(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
       let unchanged = 0;
       docs.forEach((d, index) => {
-        const row = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; doc: string } | undefined) : undefined;
+        const row = typeof d.id === 'string' ? find(d.id) : undefined;
         const old = row && (JSON.parse(row.doc) as StoredDoc);
         // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
         const revived = soft && old !== undefined && old.deletedAt !== undefined && old.deletedAt !== null;
@@ -426,8 +440,7 @@ export class SqliteBackend implements Backend {
           return;
         }
         try {
-          if (row) put.run(JSON.stringify(doc), row.seq);
-          else add.run(doc.id, JSON.stringify(doc));
+          this.#run(row ? putDoc(sqlite, table, JSON.stringify(doc), row.seq) : insertDoc(sqlite, table, doc.id, JSON.stringify(doc)));
           if (row && !revived) replaced++;
           else insertedIds.push(doc.id as string);
         } catch (e) {
@@ -441,38 +454,30 @@ export class SqliteBackend implements Backend {
 
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): number {
     const where = compileWhere(plan.conditions, info.name);
-    const table = this.#table(info);
-    const parentChecks: string[] = [];
-    for (const s of sets) {
-      for (let i = 1; i < s.steps.length; i++) {
-        const p = jsonPath(s.steps.slice(0, i));
-        parentChecks.push(`(json_type(doc, ${p}) IS NOT NULL AND json_type(doc, ${p}) <> 'object')`);
-      }
-    }
-    // Stamps go in as JSON text like the fields set: a JS number bound alone would be stored as a real (1.7e12 → 1.7e12.0).
-    const args = [...sets.map((s) => `${jsonPath(s.steps)}, json(?)`), ...Object.keys(stamps).map((k) => `'$."${k}"', json(?)`)].join(', ');
-    const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps).map((v) => JSON.stringify(v)), ...where.params];
+    const table = this.#writeTable(info);
+    const bad = firstBadParent(sqlite, table, where, sets);
+    const statement = updateSet(sqlite, table, where, sets, stamps);
     return this.#write(
       () => {
-        if (parentChecks.length) {
-          const bad = this.#statements.get(`SELECT id FROM ${table} WHERE (${where.sql}) AND (${parentChecks.join(' OR ')}) LIMIT 1`).pluck(true).get(...where.params);
-          if (bad !== undefined) throw requestError('VALIDATION', parentNotObject(bad));
+        if (bad) {
+          const id = this.#statements.get(bad.sql).pluck(true).get(...bad.params);
+          if (id !== undefined) throw requestError('VALIDATION', parentNotObject(id));
         }
         try {
-          return this.#statements.get(`UPDATE ${table} SET doc = jsonb_set(doc, ${args}) WHERE ${where.sql}`).run(...params).changes;
+          return this.#run(statement).changes;
         } catch (e) {
           if (!isDuplicate(e)) throw e;
           throw requestError('DUPLICATE_KEY', updateCollision(info, collidingKey(this.#db, e)));
         }
       },
-      parentChecks.length ? 2 : 1,
+      bad ? 2 : 1,
       { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) },
     );
   }
 
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): number {
-    const where = compileWhere(plan.conditions, info.name);
-    return this.#write(() => this.#statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1, {
+    const statement = deleteWhere(sqlite, this.#writeTable(info), compileWhere(plan.conditions, info.name));
+    return this.#write(() => this.#run(statement).changes, 1, {
       op: 'delete',
       journal,
       counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }),
@@ -577,24 +582,13 @@ export class SqliteBackend implements Backend {
   readonly feed: ChangeFeed = {
     enabled: () => this.#statements.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck(true).get(CHANGES_TABLE) !== undefined,
     read: (after, limit, type, plan) => {
-      const params: unknown[] = [after];
-      let sql = `SELECT seq, type, op, id, json(doc) AS doc, activity, at FROM ${ident(CHANGES_TABLE)} WHERE seq > ?`;
-      if (type) {
-        sql += ' AND type = ?';
-        params.push(type.name);
-        if (plan?.conditions.length) {
-          const where = compileWhere(plan.conditions, type.name, false);
-          sql += ` AND (${where.sql})`;
-          params.push(...where.params);
-        }
-      }
-      const rows = this.#statements.get(`${sql} ORDER BY seq LIMIT ?`).pluck(false).all(...params, limit) as { seq: number; type: string; op: ChangeEvent['op']; id: string; doc: string; activity: string | null; at: string }[];
+      const where = type && plan?.conditions.length ? compileWhere(plan.conditions, type.name, false) : null;
+      const c = feedRead(sqlite, ident(CHANGES_TABLE), after, limit, type?.name ?? null, where);
+      const rows = this.#statements.get(c.sql).pluck(false).all(...c.params) as { seq: number; type: string; op: ChangeEvent['op']; id: string; doc: string; activity: string | null; at: string }[];
       return rows.map((r) => ({ seq: r.seq, type: r.type, op: r.op, id: r.id, doc: JSON.parse(r.doc) as StoredDoc, activityId: r.activity, at: r.at }));
     },
     bounds: () => {
-      // One aggregate per subquery: each is a seek at an end of the seq key, where min and max together scan the table.
-      const c = ident(CHANGES_TABLE);
-      const r = this.#statements.get(`SELECT (SELECT min(seq) FROM ${c}) AS first, (SELECT max(seq) FROM ${c}) AS last`).pluck(false).get() as { first: number | null; last: number | null };
+      const r = this.#statements.get(feedBounds(ident(CHANGES_TABLE))).pluck(false).get() as { first: number | null; last: number | null };
       // With no event kept, the next seq follows the last one ever given (sqlite_sequence survives pruning).
       if (r.last === null) {
         const given = (this.#statements.get(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck(true).get(CHANGES_TABLE) as number | undefined) ?? 0;
