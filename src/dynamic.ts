@@ -267,7 +267,8 @@ export class DynamicStore {
     let streamed: TextSlices | undefined;
     const env = await this.#run(() => {
       const { info, plan } = this.#read(type, query, options);
-      const rows = this.#core.backend.stream?.(info, plan);
+      const { backend } = this.#core;
+      const rows = backend.capabilities.stream ? backend.stream(info, plan) : null;
       if (!rows) return this.#answer(info, plan);
       streamed = rowSlices(rows, [...plan.issues], size);
       return envelope<AnyDoc>({});
@@ -280,7 +281,7 @@ export class DynamicStore {
   #read(type: string, query: unknown, options: unknown): { info: TypeInfo; plan: QueryPlan } {
     const info = this.#resolve(type);
     const plan = this.#scope(info, parsePlan(this.#ctx(info), query, options));
-    if (plan.after && !this.#core.backend.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
+    if (plan.after && !this.#core.backend.capabilities.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
     return { info, plan };
   }
 
@@ -382,8 +383,8 @@ export class DynamicStore {
    * PostgreSQL ahead of the store's later requests), so a write issued after the call is never taken for an earlier one.
    */
   #head(o: WatchOptions): Promise<number> | undefined {
-    const feed = this.#core.backend.feed;
-    if (!feed || o.since !== undefined) return undefined;
+    const { feed, capabilities } = this.#core.backend;
+    if (!capabilities.feed || o.since !== undefined) return undefined;
     let head: Promise<number>;
     try {
       head = Promise.resolve(feed.head());
@@ -401,9 +402,9 @@ export class DynamicStore {
     if (typeof pollMs !== 'number' || !(pollMs >= 1 && pollMs <= 60_000)) throw requestError('INVALID_REQUEST', 'pollMs: expected a number of milliseconds from 1 to 60000', { field: 'pollMs' });
     if (o.since !== undefined && (!Number.isSafeInteger(o.since) || o.since < 0)) throw requestError('INVALID_REQUEST', 'since: expected a non-negative integer (an event seq)', { field: 'since' });
     if (o.query !== undefined && type === undefined) throw requestError('INVALID_REQUEST', 'query: a query of the change feed needs a type', { field: 'query' });
-    const feed = this.#core.backend.feed;
+    const { feed, capabilities } = this.#core.backend;
     while (this.#core.gate) await this.#core.gate;
-    if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
+    if (!capabilities.feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
     const info = type === undefined ? null : this.#resolve(type);
     const plan = info && o.query !== undefined ? parsePlan(this.#ctx(info), o.query, undefined) : null;
     const core = this.#core;
@@ -547,7 +548,7 @@ export class DynamicStore {
       await this.#logRefusal(journal, env);
       return env;
     }
-    if (atomic && !backend.bulk) return fail([{ code: 'INVALID_REQUEST', message: 'load: this backend cannot load atomically yet; load in batches' }]);
+    if (atomic && !backend.capabilities.bulk) return fail([{ code: 'INVALID_REQUEST', message: 'load: this backend cannot load atomically yet; load in batches' }]);
     await this.#core.gate;
     let release = () => {};
     if (atomic) this.#core.gate = new Promise<void>((resolve) => (release = resolve));
@@ -564,9 +565,9 @@ export class DynamicStore {
         o.onError?.(e);
       }
     };
-    let writer: ReturnType<NonNullable<Backend['bulk']>> | undefined;
+    let writer: ReturnType<Backend['bulk']> | undefined;
     try {
-      writer = atomic ? backend.bulk!() : undefined;
+      writer = atomic ? backend.bulk() : undefined;
       let batch: StoredDoc[] = [];
       let positions: number[] = [];
       /** Documents accepted since the last batch report (an atomic load has written most of them already). */
@@ -744,8 +745,7 @@ export class DynamicStore {
 
   /** True when the type's deletes are soft (the options, or the file, say so). */
   #softDeletes(info: TypeInfo): boolean {
-    const { backend, settings } = this.#core;
-    return (backend.softDelete ?? new Set(settings.softDelete)).has(info.name);
+    return this.#core.backend.softDelete.has(info.name);
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
- * The PostgreSQL backend: a pool of node-postgres clients, each request one transaction (or one statement, which is
- * one), plans compiled by compile.ts. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
+ * The PostgreSQL backend: the shared SQL backend (src/sql/backend.ts) over a pool of node-postgres clients (driver.ts),
+ * each request one transaction (or one statement, which is one), plans compiled by compile.ts. Its own strategies:
+ * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, polygons decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
  * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`) on what they rewrite, so
  * concurrent writers never lose an update; deadlocks and serialization failures are run again whole.
  */
@@ -10,8 +11,6 @@ import {
   duplicateError,
   parentNotObject,
   StoreBusyError,
-  storeFull,
-  updateCollision,
   type Backend,
   type BulkWriter,
   type Explained,
@@ -20,12 +19,11 @@ import {
   type ReplaceResult,
   type QueryResult,
   type StoredDoc,
-  type ChangeEvent,
   type ChangeFeed,
   type Journal,
-  type WriteCounts,
+  type RowStream,
 } from '../backend.js';
-import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, contextStatement } from './journal.js';
+import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
@@ -33,125 +31,27 @@ import { newCursorKey } from '../query/cursor.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { coordText, fieldExpr, postgres, toPostgres, unstorable } from './dialect.js';
-import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
-import { deleteWhere, feedBounds, feedRead, ids, insertArray, insertDoc, putArray, readDocs, updateSet, type WriteTable } from '../sql/write.js';
+import { bound, join, sql, type Sql } from '../sql/fragment.js';
+import { ids, insertArray, insertDoc, putArray, readDocs, type WriteTable } from '../sql/write.js';
+import { call, SqlBackend, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
+import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, Steer, UNDEFINED_TABLE, UNIQUE_VIOLATION, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
+
+export { requestErrorOf, type PgClientLike, type PgPoolLike };
 import { docsTable, key, META_TABLE, qualified } from './names.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
-/** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
-export interface PgClientLike {
-  query(config: { text: string; values?: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[]; rowCount: number | null }>;
-  query(text: string): Promise<unknown>;
-  release(destroy?: Error | boolean): void;
-  /** A pg.Client emits 'error' when its connection drops; the backend listens while it holds the client. */
-  on?(event: 'error', listener: (e: Error) => void): unknown;
-}
-
-/** What the backend needs of a node-postgres pool (a `pg.Pool` is one). */
-export interface PgPoolLike {
-  connect(): Promise<PgClientLike>;
-  end(): Promise<void>;
-}
-
-type Row = unknown[];
-
-/** A request is run again whole (it wrote nothing) this many times at most. */
-const ATTEMPTS = 4;
-const SERIALIZATION_FAILURE = '40001';
-const DEADLOCK = '40P01';
-const LOCK_TIMEOUT = '55P03';
-const UNIQUE_VIOLATION = '23505';
-const UNDEFINED_TABLE = '42P01';
-/** The server refused a translated pattern (too complex for its engine). */
-const BAD_REGEX = new Set(['2201B', '54001']);
-/** disk_full: no room to write. 53200 out_of_memory is not this: it passes, and may not recur. */
-const DISK_FULL = '53100';
 /** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const CHUNK_DOCS = 5000;
 
-/** Error codes of a socket that failed (EPIPE would otherwise pass for an SQLSTATE). */
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
-
-function sqlState(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !SOCKET_ERRORS.has(code) ? code : undefined;
-}
-
-/**
- * True for an error saying the connection is gone or cannot be made: a connection exception (08…), the server
- * shutting down or restarting (57P01–57P03), a socket error, or node-postgres' own words for a dropped connection.
- */
-function connectionLost(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const state = sqlState(e);
-  if (state) return state.startsWith('08') || /^57P0[123]$/.test(state);
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && SOCKET_ERRORS.has(code)) return true;
-  return /^Connection terminated|is not queryable|^timeout exceeded when trying to connect/.test(e.message);
-}
-
-/** The answer to a request whose connection was lost: retryable, and nothing of the driver's message in it. */
-function unavailable(cause: unknown): RequestError {
-  const e = requestError(
-    'UNAVAILABLE',
-    'the connection to PostgreSQL was lost or could not be made; the request did not complete: retry it once the database is back (a write cut off while committing may have been applied)',
-  );
-  (e as { cause?: unknown }).cause = cause;
-  return e;
-}
-
-/** Clients the backend already listens to for 'error' (a pool hands the same clients out again). */
-const watched = new WeakSet<object>();
-
-/**
- * A dropped connection makes its client emit 'error', which would end the process without a listener: node-postgres
- * listens only while the client is idle in the pool. The query in flight (or the next one) fails too, and answers it.
- */
-function watch(client: PgClientLike): void {
-  if (watched.has(client) || typeof client.on !== 'function') return;
-  watched.add(client);
-  client.on('error', () => undefined);
-}
-
-/**
- * The request error an engine error means, if it means one: a lost connection is UNAVAILABLE, a regex the server
- * refused INVALID_QUERY, a full disk (SQLSTATE 53100) STORE_FULL. Every request's failure passes here (connecting,
- * #client, #retry, the bulk writer).
- * @example throw requestErrorOf(e) ?? e;
- */
-export function requestErrorOf(e: unknown): RequestError | undefined {
-  if (connectionLost(e)) return unavailable(e);
-  const code = sqlState(e);
-  if (code === DISK_FULL) return storeFull();
-  if (code && BAD_REGEX.has(code)) return requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
-  return undefined;
-}
-
-/** The promise, with an engine error that means a request error (requestErrorOf) thrown as that. */
-async function refused<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    throw requestErrorOf(e) ?? e;
-  }
-}
-
-/** Thrown inside a transaction to roll it back while keeping what the caller answers. */
-class Rollback<T> extends Error {
-  constructor(readonly result: T) {
-    super('rollback');
-  }
-}
-
 /** A replace whose batched statements collided: run again one document at a time, to name the one that collides. */
-class OneByOne extends Error {}
+class OneByOne extends Steer {}
 
 /** A replace that met an id another request created meanwhile: run again whole, it is now an existing document. */
-class IdRace extends Error {}
+class IdRace extends Steer {}
 
 /** An insert run as one statement met a collision (and wrote nothing): it goes again in a transaction. */
-class Collided extends Error {}
+class Collided extends Steer {}
 
 /** In a document's JSON text, the escapes of what PostgreSQL text cannot hold (or a backslash that looks like one). */
 const SUSPECT = /\\u0000|\\ud[89a-f]/i;
@@ -178,33 +78,6 @@ function chunks<T>(items: readonly T[], text: (t: T) => string): { items: T[]; j
   return out;
 }
 
-/** Runs statements on one client. */
-class Session {
-  constructor(readonly client: PgClientLike) {}
-
-  async rows(text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await this.client.query({ text, values, rowMode: 'array' })).rows as Row[];
-  }
-
-  async count(text: string, values: unknown[] = []): Promise<number> {
-    return (await this.client.query({ text, values, rowMode: 'array' })).rowCount ?? 0;
-  }
-
-  async exec(text: string): Promise<void> {
-    await this.client.query(text);
-  }
-
-  /** The rows of a compiled statement. */
-  all(c: Compiled): Promise<Row[]> {
-    return this.rows(c.sql, c.params);
-  }
-
-  /** The rows a compiled statement wrote. */
-  changes(c: Compiled): Promise<number> {
-    return this.count(c.sql, c.params);
-  }
-}
-
 export interface PostgresBackendOptions {
   /** The schema holding the store's tables (created if missing). */
   readonly schema: string;
@@ -219,18 +92,16 @@ export interface PostgresBackendOptions {
   readonly distribution?: PgSchemaOptions['distribution'];
 }
 
-/** A write's journal as the transaction runs it: the operation, the request's journal, what to count for its log. */
-interface JournalSpec<T> {
-  op: string;
-  journal: Journal | undefined;
-  counts: (r: T) => WriteCounts;
-}
-
 /**
  * A Backend over PostgreSQL; `openPostgres` (index.ts) is how applications get one.
  * @example const backend = await PostgresBackend.open(pool, settings, { schema: 'public', ownsPool: false, lockTimeoutSet: false });
  */
-export class PostgresBackend implements Backend {
+export class PostgresBackend extends SqlBackend<Session> implements Backend {
+  /** Rows come whole through `query`: no stream. */
+  readonly capabilities = { cursors: true, stream: false, bulk: true, feed: true };
+  protected readonly dialect = postgres;
+  protected readonly changesTable: string;
+  readonly #driver: PgDriver;
   readonly #pool: PgPoolLike;
   readonly #settings: Settings;
   readonly #options: PostgresBackendOptions;
@@ -238,24 +109,20 @@ export class PostgresBackend implements Backend {
   /** Types whose deletes are soft: the options' and those the schema names (cd_meta). */
   softDelete: ReadonlySet<string> = new Set();
   readonly #tables = new Map<string, string>();
-  /** Index name → the fields of the unique key it enforces, read from the database (so any index of the store is named right). */
-  readonly #keyOfIndex = new Map<string, readonly string[]>();
   /** Per table, every field some unique index covers: a replace that changes none of them cannot collide. */
   readonly #uniqueFields = new Map<string, Set<string>>();
-  /** True when the schema has journal triggers (history or the change feed), whoever turned them on. */
-  #journals = false;
-  /** Commits of this store's writes, and notifications of anyone's change events (LISTEN): the feed's version. */
-  #commits = 0;
+  /** Notifications of anyone's change events (LISTEN): with this store's commits, the feed's version. */
   #notified = 0;
-  /** Reads of the feed's head in flight (see feed.head): requests issued after one connect once it is read. */
-  readonly #heads = new Set<Promise<number>>();
   /** See Backend.cursorKey: read (or made) at open, from the schema's cd_meta. */
   cursorKey: Uint8Array = new Uint8Array();
   /** The connection LISTENing to change events, once a watch asked for the feed's version. */
   #listener: Promise<PgClientLike | null> | undefined;
 
   private constructor(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions) {
+    super();
     this.#pool = pool;
+    this.#driver = new PgDriver(pool, { schema: options.schema, lockTimeoutSet: options.lockTimeoutSet, busyTimeoutMs: settings.busyTimeoutMs });
+    this.changesTable = qualified(options.schema, CHANGES_TABLE);
     this.#settings = settings;
     this.#options = options;
     this.#schemaOptions = {
@@ -273,7 +140,7 @@ export class PostgresBackend implements Backend {
    */
   static async open(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions): Promise<PostgresBackend> {
     const backend = new PostgresBackend(pool, settings, options);
-    await backend.#client(async (s) => {
+    await backend.#driver.client(async (s) => {
       const [[encoding]] = (await s.rows('SHOW server_encoding')) as [[string]];
       // Byte order of strings and code-point regexes hold only for UTF-8 text.
       if (encoding !== 'UTF8') throw new Error(`openPostgres: the database encoding is ${encoding}; the store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`);
@@ -284,7 +151,7 @@ export class PostgresBackend implements Backend {
         `SELECT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND t.tgname LIKE 'jr.%')`,
         [options.schema],
       )) as [[boolean]];
-      backend.#journals = journals;
+      backend.journals = journals;
     }).catch((e: unknown) => {
       // Opening, the driver's own words name what is wrong (host, port, database): they are the operator's to read.
       throw e instanceof RequestError && e.errors[0]?.code === 'UNAVAILABLE' && e.cause instanceof Error ? e.cause : e;
@@ -357,7 +224,7 @@ export class PostgresBackend implements Backend {
     for (const [table, index, def] of rows as [string, string, string][]) {
       const fields = fieldsOfIndexDef(def);
       if (!fields.length) continue;
-      this.#keyOfIndex.set(index, fields);
+      this.#driver.keyOfIndex.set(index, fields);
       const q = qualified(this.#options.schema, table);
       let set = this.#uniqueFields.get(q);
       if (!set) this.#uniqueFields.set(q, (set = new Set()));
@@ -412,147 +279,55 @@ export class PostgresBackend implements Backend {
 
   // ---- running ---------------------------------------------------------------------------------------------
 
-  /** A client of the pool, listened to for a dropped connection; a database out of reach answers UNAVAILABLE. */
-  async #connect(): Promise<PgClientLike> {
-    let client: PgClientLike;
-    try {
-      client = await this.#pool.connect();
-    } catch (e) {
-      throw requestErrorOf(e) ?? e;
+  protected get driver(): PgDriver {
+    return this.#driver;
+  }
+
+  protected table(type: string): WriteTable {
+    const info = this.#settings.catalogue.resolve(type);
+    return info ? this.#writeTable(info) : { name: qualified(this.#options.schema, docsTable(type)) };
+  }
+
+  /** Polygons are decided in JS (see #polygonMatches): their plans have no WHERE clause of their own. */
+  protected where(info: TypeInfo, plan: QueryPlan): Sql | string | null {
+    return plan.conditions.some((c) => c.op === 'polygon') ? null : this.#where(info, plan.conditions);
+  }
+
+  protected feedWhere(_type: TypeInfo, plan: QueryPlan): Sql | string {
+    if (plan.conditions.some((c) => c.op === 'polygon')) {
+      throw requestError('INVALID_QUERY', 'query: a polygon cannot filter the change feed on PostgreSQL; use bounds, or filter the events');
     }
-    watch(client);
-    return client;
+    return compileWhere(plan.conditions, new Set());
   }
 
-  async #client<T>(fn: (s: Session) => Promise<T>, head = false): Promise<T> {
-    // After the head reads of watches started before this request: its events then come after their start.
-    if (!head && this.#heads.size) await Promise.allSettled(this.#heads);
-    const client = await this.#connect();
-    let broken: Error | undefined;
-    try {
-      return await fn(new Session(client));
-    } catch (e) {
-      // An error without an SQLSTATE (a dropped connection) leaves the client unusable: it is destroyed, not pooled.
-      if (connectionLost(e) || (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided))) broken = e as Error;
-      throw requestErrorOf(e) ?? e;
-    } finally {
-      client.release(broken);
-    }
+  protected *matches(s: Session, info: TypeInfo, plan: QueryPlan, lock: boolean): Op<Matches> {
+    const { seqs } = yield* call(this.#polygonMatches(s, info, plan.conditions, lock));
+    return seqs.length ? sql`seq = ANY(${bound(seqs, 'bigint[]')})` : null;
   }
 
-  /**
-   * Runs a request again whole after a deadlock or a serialization failure (it wrote nothing), and after a lock wait
-   * longer than busyTimeoutMs, at most ATTEMPTS times; then a lock wait throws `locked()` (a request: INTERNAL saying so).
-   */
-  async #retry<T>(
-    fn: () => Promise<T>,
-    locked: () => Error = () => requestError('INTERNAL', `the documents stayed locked by another connection through ${ATTEMPTS} waits; nothing was written`),
-  ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (e) {
-        const code = sqlState(e);
-        if (code === SERIALIZATION_FAILURE || code === DEADLOCK || code === LOCK_TIMEOUT) {
-          if (attempt < ATTEMPTS) continue;
-          if (code === LOCK_TIMEOUT) throw locked();
-        }
-        throw requestErrorOf(e) ?? e;
-      }
-    }
-  }
-
-  /** One statement, on its own (it is a transaction by itself), run again on the failures above. */
-  #single<T>(fn: (s: Session) => Promise<T>): Promise<T> {
-    return this.#retry(() => this.#client(fn));
-  }
-
-  /** True when a write must be a transaction for its journal: a context for the triggers, or an ActivityLog to write. */
-  #journaled(j: JournalSpec<never>): boolean {
-    const journal = j.journal;
-    if (!journal) return false;
-    return !!journal.log || (this.#journals && (journal.op ?? j.op) !== 'insert');
-  }
-
-  /** A write of one statement: alone, unless its journal needs a transaction. */
-  #singleWrite<T>(fn: (s: Session) => Promise<T>, j: JournalSpec<T>): Promise<T> {
-    return this.#options.lockTimeoutSet && !this.#journaled(j as JournalSpec<never>) ? this.#committed(this.#single(fn)) : this.#transaction('write', fn, undefined, j);
-  }
-
-  /** A write that committed on its own: counted for the feed's version (a watch then looks for new events). */
-  async #committed<T>(write: Promise<T>): Promise<T> {
-    const r = await write;
-    this.#commits++;
-    return r;
-  }
-
-  /** Writes a request's ActivityLog document, in its transaction. */
-  async #insertLog(s: Session, doc: StoredDoc): Promise<void> {
-    await s.all(insertDoc(postgres, { name: qualified(this.#options.schema, docsTable('ActivityLog')) }, doc.id, JSON.stringify(doc)));
-  }
-
-  /**
-   * fn inside one transaction. Reads: REPEATABLE READ READ ONLY (one snapshot for every statement). Writes: READ
-   * COMMITTED with row locks taken by the statements, lock waits bounded by busyTimeoutMs. `prelude` runs right after
-   * BEGIN, in the same round trip.
-   */
-  #transaction<T>(kind: 'read' | 'write', fn: (s: Session) => Promise<T>, prelude?: string, j?: JournalSpec<T>): Promise<T> {
-    const journal = j?.journal;
-    if (journal) {
-      const op = journal.op ?? j.op;
-      // Before any savepoint: rolling back to one would undo it.
-      if (this.#journals && op !== 'insert') {
-        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId });
-        prelude = prelude ? `${context}; ${prelude}` : context;
-      }
-      const log = journal.log;
-      if (log) {
-        const inner = fn;
-        fn = async (s) => {
-          const r = await inner(s);
-          const c = j.counts(r);
-          // A soft delete is an update of the rows, and what it did is deleting them.
-          await this.#insertLog(s, log(op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c));
-          return r;
-        };
-      }
-    }
-    const begin = [
-      kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
-      ...(kind === 'write' && !this.#options.lockTimeoutSet ? [`SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`] : []),
-      // Statements that open every transaction of a kind ride on BEGIN's round trip.
-      ...(prelude ? [prelude] : []),
-    ].join('; ');
-    return this.#retry(() =>
-      this.#client(async (s) => {
-        await s.exec(begin);
+  /** Read under the feed's lock: no writer then holds a seq it has not committed yet. */
+  protected *lastGiven(s: Session): Op<number> {
+    return yield* call(
+      (async () => {
+        await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
         try {
-          const r = await fn(s);
+          const [[given]] = (await s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
+          return Number(given ?? 0);
+        } finally {
           await s.exec('COMMIT');
-          if (kind === 'write') this.#commits++;
-          return r;
-        } catch (e) {
-          await s.exec('ROLLBACK').catch(() => undefined);
-          throw e;
         }
-      }),
+      })(),
     );
   }
 
-  /** The fields of the unique key an index enforces, read from the database when not known yet (`id` as a last resort). */
-  async #keyOf(s: Session, index: unknown): Promise<readonly string[]> {
-    if (typeof index !== 'string') return ['id'];
-    let fields = this.#keyOfIndex.get(index);
-    if (!fields) {
-      const [row] = await s.rows(
-        `SELECT pg_get_indexdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relname = $2::text`,
-        [this.#options.schema, index],
-      );
-      fields = row ? fieldsOfIndexDef(row[0] as string) : [];
-      if (!fields.length) fields = ['id'];
-      this.#keyOfIndex.set(index, fields);
-    }
-    return fields;
+  /** fn run again on a lock wait, a deadlock or a serialization failure (see SqlBackend.exec); then `locked()`. */
+  #retry<T>(fn: () => Promise<T>, locked?: () => Error): Promise<T> {
+    return this.#driver.run(this.retried(fn, locked));
+  }
+
+  /** One statement (or several of one client), run as a request. */
+  #single<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    return this.exec((s) => call(fn(s))) as Promise<T>;
   }
 
   // ---- queries -------------------------------------------------------------------------------------------
@@ -592,20 +367,31 @@ export class PostgresBackend implements Backend {
     return { seqs: inside.map((r) => r[0] as string), rows: inside };
   }
 
-  /** This backend continues keyset cursors (plan.after) and answers the position of the next page. */
-  readonly cursors = true;
-
   query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
     const table = this.#table(info);
-    if (!plan.conditions.some((c) => c.op === 'polygon')) {
-      const select = selectStatement(table, this.#where(info, plan.conditions), plan);
+    const where = this.where(info, plan);
+    if (where !== null) {
+      const select = selectStatement(table, where, plan);
       return this.#single((s) => this.#select(s, select, plan));
     }
     // Two statements (candidates, then the page and total of the matches): one REPEATABLE READ snapshot.
-    return this.#transaction('read', async (s) => {
-      const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
-      return this.#select(s, selectStatement(table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`, plan), plan);
-    });
+    return this.exec((s) =>
+      this.transaction(
+        s,
+        'read',
+        call(
+          (async () => {
+            const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
+            return this.#select(s, selectStatement(table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`, plan), plan);
+          })(),
+        ),
+      ),
+    ) as Promise<QueryResult>;
+  }
+
+  /** Rows come whole through `query` (capabilities.stream is false). */
+  stream(): RowStream | null {
+    return null;
   }
 
   async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
@@ -689,7 +475,7 @@ export class PostgresBackend implements Backend {
     } catch (e) {
       if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
       await s.exec('ROLLBACK TO SAVEPOINT cd_doc');
-      return this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+      return this.#driver.keyOf(s, (e as { constraint?: unknown }).constraint);
     }
   }
 
@@ -734,55 +520,40 @@ export class PostgresBackend implements Backend {
   }
 
   async insert(info: TypeInfo, source: Iterable<StoredDoc>, atomic: boolean, _count?: number, journal?: Journal): Promise<InsertResult> {
-    const j: JournalSpec<InsertResult> = { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) };
+    const w: WriteSpec<InsertResult> = { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) };
     // Validated and stamped whole before the first round trip (an invalid document throws here, nothing sent):
     // documents go to the server in chunks of multi-row statements, not one by one.
     const docs = Array.from(source);
     const texts = this.#storable(docs);
-    // One statement's worth, not atomic, lock_timeout set at connect: no transaction to open (one round trip).
-    const single = !atomic && this.#options.lockTimeoutSet && !this.#journaled(j as JournalSpec<never>) && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
+    // One statement's worth, not atomic, nothing journaled: no transaction to open (one round trip).
+    const single = !atomic && this.#driver.alone && !this.journaled(w as WriteSpec<never>) && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
     if (single && chunks([...docs.keys()], (i) => texts[i]!).length === 1) {
       try {
-        return await this.#committed(this.#single((s) => this.#insertDocs(s, info, docs, texts, 'none')));
+        return await this.write(w, 1, (s) => call(this.#insertDocs(s, info, docs, texts, 'none')));
       } catch (e) {
         if (!(e instanceof Collided)) throw e;
       }
     }
-    try {
-      return await this.#transaction(
-        'write',
-        async (s) => {
-          const r = await this.#insertDocs(s, info, docs, texts, 'ready');
-          if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
-          return r;
-        },
-        'SAVEPOINT cd_fast',
-        j,
-      );
-    } catch (e) {
-      if (e instanceof Rollback) return e.result as InsertResult;
-      throw e;
-    }
+    const self = this;
+    return this.inserts(
+      w,
+      2,
+      function* (s: Session) {
+        return self.settle(yield* call(self.#insertDocs(s, info, docs, texts, 'ready')), atomic);
+      },
+      ['SAVEPOINT cd_fast'],
+    );
   }
 
   async insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): Promise<InsertResult[]> {
     const texts = parts.map((p) => this.#storable(p.docs));
-    try {
-      return await this.#transaction(
-        'write',
-        async (s) => {
-          const results: InsertResult[] = [];
-          for (const [i, p] of parts.entries()) results.push(await this.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint'));
-          if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
-          return results;
-        },
-        undefined,
-        { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) },
-      );
-    } catch (e) {
-      if (e instanceof Rollback) return e.result as InsertResult[];
-      throw e;
-    }
+    const w: WriteSpec<InsertResult[]> = { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) };
+    const self = this;
+    return this.inserts(w, 2, function* (s: Session) {
+      const results: InsertResult[] = [];
+      for (const [i, p] of parts.entries()) results.push(yield* call(self.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint')));
+      return self.settle(results, true);
+    });
   }
 
   async replace(
@@ -792,7 +563,7 @@ export class PostgresBackend implements Backend {
     journal?: Journal,
   ): Promise<ReplaceResult> {
     this.#storable(docs);
-    const j: JournalSpec<ReplaceResult> = {
+    const w: WriteSpec<ReplaceResult> = {
       op: 'replace',
       journal,
       counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }),
@@ -800,7 +571,7 @@ export class PostgresBackend implements Backend {
     let oneByOne = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#transaction('write', (s) => this.#replaceIn(s, info, docs, stamp, oneByOne), undefined, j);
+        return await this.write(w, 2, (s) => call(this.#replaceIn(s, info, docs, stamp, oneByOne)));
       } catch (e) {
         if (e instanceof OneByOne && !oneByOne) oneByOne = true;
         else if (!(e instanceof IdRace && attempt < ATTEMPTS)) throw e;
@@ -867,7 +638,7 @@ export class PostgresBackend implements Backend {
         if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
         if (run.length > 1) throw new OneByOne();
         const op = run[0]!;
-        const fields = await this.#keyOf(s, (e as { constraint?: unknown }).constraint);
+        const fields = await this.#driver.keyOf(s, (e as { constraint?: unknown }).constraint);
         if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
@@ -875,106 +646,59 @@ export class PostgresBackend implements Backend {
     return { insertedIds, replaced, unchanged };
   }
 
+  /** A promise whatever happens: a refusal of the sets too is a rejection. */
   async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): Promise<number> {
-    const j: JournalSpec<number> = { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) };
+    return super.update(info, plan, sets, stamps, journal);
+  }
+
+  async delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): Promise<number> {
+    return super.delete(info, plan, journal);
+  }
+
+  protected checkSets(_info: TypeInfo, sets: readonly FieldSet[]): void {
     for (const set of sets) {
       const path = set.steps.map((st) => st.name);
       const why = path.map(unstorable).find(Boolean) ?? unstorable(set.value);
       if (why) throw requestError('VALIDATION', `body.${path.join('.')}: holds ${why}, which PostgreSQL cannot store`, { field: path.join('.') });
     }
-    const table = this.#table(info);
-    const polygon = plan.conditions.some((c) => c.op === 'polygon');
-    const dkField = this.#options.distribution?.get(info.name)?.field;
-    if (sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField)) {
-      return this.#updateTopLevel(info, plan, sets, stamps, polygon, j);
-    }
-    return this.#transaction('write', async (s) => {
-      let rows: Row[];
-      if (polygon) {
-        rows = (await this.#polygonMatches(s, info, plan.conditions, true, ', body')).rows.map((r) => [r[0], r[r.length - 1]]);
-      } else {
-        rows = (await s.all(readDocs(postgres, { name: table }, this.#where(info, plan.conditions), true))).map((r) => [r[0], r[2]]);
-      }
-      if (!rows.length) return 0;
-      // The documents are rewritten here, in JS, so `body` keeps their key order (jsonb_set would lose it).
-      const changed: string[] = [];
-      for (const [, body] of rows as [string, string][]) {
-        const doc = JSON.parse(body) as StoredDoc;
-        const before = this.#options.distribution ? (JSON.parse(body) as StoredDoc) : undefined;
-        for (const set of sets) {
-          if (!setPath(doc, set.steps.map((st) => st.name), set.value)) throw requestError('VALIDATION', parentNotObject(doc.id));
-        }
-        for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
-        if (before) this.#keepShard(info, before, doc);
-        changed.push(JSON.stringify(doc));
-      }
-      try {
-        for (const chunk of chunks(changed, (t) => t)) {
-          await s.all(putArray(postgres, { name: table }, chunk.json));
-        }
-      } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
-      }
-      return rows.length;
-    }, undefined, j);
   }
 
   /**
-   * An update that sets top-level fields only, as one statement: `doc || fields`, and `body` rebuilt in SQL with its
-   * members in order (json_each keeps the text and order of each member): a member set keeps its place, a new one goes
-   * last, as SQLite's json_set. No document leaves the server; the UPDATE's own row locks (and its re-check of rows
-   * another transaction changed meanwhile) keep concurrent writers from losing an update.
+   * Top-level fields are set in SQL (the dialect's setFields: `body` rebuilt with its members in order, no document
+   * leaving the server); dotted paths, and the distribution field of a Citus layout, are rewritten here.
    */
-  async #updateTopLevel(
-    info: TypeInfo,
-    plan: QueryPlan,
-    sets: readonly FieldSet[],
-    stamps: Readonly<Record<string, unknown>>,
-    polygon: boolean,
-    j: JournalSpec<number>,
-  ): Promise<number> {
-    const table = { name: this.#table(info) };
-    const run = async (s: Session, where: Sql | string) => {
-      try {
-        return await s.changes(updateSet(postgres, table, where, sets, stamps));
-      } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, (e as { constraint?: unknown }).constraint)));
-      }
-    };
-    if (polygon) {
-      return this.#transaction(
-        'write',
-        async (s) => {
-          const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-          return seqs.length ? run(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`) : 0;
-        },
-        undefined,
-        j,
-      );
-    }
-    const one = (s: Session) => run(s, this.#where(info, plan.conditions));
-    return this.#singleWrite(one, j);
+  protected setsInSql(info: TypeInfo, sets: readonly FieldSet[]): boolean {
+    const dkField = this.#options.distribution?.get(info.name)?.field;
+    return sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField);
   }
 
-  async delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): Promise<number> {
-    const j: JournalSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
+  /** The documents rewritten in JS, so `body` keeps their key order (jsonb_set would lose it), under row locks. */
+  protected *rewrite(s: Session, info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, where: Sql | string | null): Op<number> {
     const table = { name: this.#table(info) };
-    if (plan.conditions.some((c) => c.op === 'polygon')) {
-      return this.#transaction(
-        'write',
-        async (s) => {
-          const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-          return seqs.length ? s.changes(deleteWhere(postgres, table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`)) : 0;
-        },
-        undefined,
-        j,
-      );
+    let rows: Row[];
+    if (where === null) {
+      rows = (yield* call(this.#polygonMatches(s, info, plan.conditions, true, ', body'))).rows.map((r) => [r[0], r[r.length - 1]]);
+    } else {
+      rows = ((yield* call(s.all(readDocs(postgres, table, where, true)))) as Row[]).map((r) => [r[0], r[2]]);
     }
-    const statement = deleteWhere(postgres, table, this.#where(info, plan.conditions));
-    const run = (s: Session) => s.changes(statement);
-    return this.#singleWrite(run, j);
+    if (!rows.length) return 0;
+    const changed: string[] = [];
+    for (const [, body] of rows as [string, string][]) {
+      const doc = JSON.parse(body) as StoredDoc;
+      const before = this.#options.distribution ? (JSON.parse(body) as StoredDoc) : undefined;
+      for (const set of sets) {
+        if (!setPath(doc, set.steps.map((st) => st.name), set.value)) throw requestError('VALIDATION', parentNotObject(doc.id));
+      }
+      for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
+      if (before) this.#keepShard(info, before, doc);
+      changed.push(JSON.stringify(doc));
+    }
+    try {
+      for (const chunk of chunks(changed, (t) => t)) yield* call(s.all(putArray(postgres, table, chunk.json)));
+    } catch (e) {
+      throw yield* this.collision(s, info, e);
+    }
+    return rows.length;
   }
 
   /**
@@ -986,8 +710,8 @@ export class PostgresBackend implements Backend {
     let ended = false;
     const open = () =>
       (opened ??= (async () => {
-        if (this.#heads.size) await Promise.allSettled(this.#heads);
-        const client = await this.#connect();
+        if (this.#driver.heads.size) await Promise.allSettled(this.#driver.heads);
+        const client = await this.#driver.connect();
         const s = new Session(client);
         try {
           await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`);
@@ -1026,53 +750,34 @@ export class PostgresBackend implements Backend {
       const [[on]] = (await this.#single((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
       return on;
     },
-    read: async (after, limit, type, plan) => {
-      if (plan?.conditions.some((c) => c.op === 'polygon')) {
-        throw requestError('INVALID_QUERY', 'query: a polygon cannot filter the change feed on PostgreSQL; use bounds, or filter the events');
-      }
-      const where = type && plan?.conditions.length ? compileWhere(plan.conditions, new Set()) : null;
-      const statement = feedRead(postgres, qualified(this.#options.schema, CHANGES_TABLE), after, limit, type?.name ?? null, where);
-      const rows = (await this.#single((s) => s.all(statement))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
-      return rows.map(([seq, t, op, id, body, activity, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(body) as StoredDoc, activityId: activity, at }));
-    },
-    bounds: () => this.#single((s) => this.#bounds(s)),
+    read: async (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
+    bounds: () => this.exec((s) => this.bounds(s)) as Promise<{ first: number; last: number }>,
     head: () => {
-      // Issued now, ahead of any request made after this call (see #client); no feed table, no head.
-      const read = this.#retry(() =>
-        this.#client(async (s) => {
-          try {
-            return (await this.#bounds(s)).last;
-          } catch (e) {
-            if (sqlState(e) === UNDEFINED_TABLE) return 0;
-            throw e;
-          }
-        }, true),
+      // Issued now, ahead of any request made after this call (see PgDriver.client); no feed table, no head.
+      const self = this;
+      const read = this.#driver.run(
+        this.retried(() =>
+          this.#driver.session(function* (s) {
+            try {
+              return (yield* self.bounds(s)).last;
+            } catch (e) {
+              if (sqlState(e) === UNDEFINED_TABLE) return 0;
+              throw e;
+            }
+          }, true),
+        ),
       );
-      this.#heads.add(read);
-      const done = () => this.#heads.delete(read);
+      const heads = this.#driver.heads;
+      heads.add(read);
+      const done = () => heads.delete(read);
       read.then(done, done);
       return read;
     },
     version: async () => {
       await this.#listen();
-      return `${this.#notified}.${this.#commits}`;
+      return `${this.#notified}.${this.commits}`;
     },
   };
-
-  /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one the sequence gave. */
-  async #bounds(s: Session): Promise<{ first: number; last: number }> {
-    const c = qualified(this.#options.schema, CHANGES_TABLE);
-    const [[first, last]] = (await s.rows(feedBounds(c))) as [[string | null, string | null]];
-    if (last !== null) return { first: Number(first), last: Number(last) };
-    // Read under the feed's lock: no writer then holds a seq it has not committed yet.
-    await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
-    try {
-      const [[given]] = (await s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
-      return { first: Number(given ?? 0) + 1, last: Number(given ?? 0) };
-    } finally {
-      await s.exec('COMMIT');
-    }
-  }
 
   /** LISTENs for change events on a connection of its own (once); without one, watches still see this store's commits. */
   #listen(): Promise<PgClientLike | null> {
