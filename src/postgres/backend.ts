@@ -534,26 +534,27 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
         if (!(e instanceof Collided)) throw e;
       }
     }
-    const self = this;
-    return this.inserts(
-      w,
-      2,
-      function* (s: Session) {
-        return self.settle(yield* call(self.#insertDocs(s, info, docs, texts, 'ready')), atomic);
-      },
-      ['SAVEPOINT cd_fast'],
-    );
+    return this.inserts(w, 2, (s) => this.#insertParts(s, [{ info, docs }], [texts], 'ready', atomic, (r) => r[0]!), ['SAVEPOINT cd_fast']);
+  }
+
+  /** Inserts of several parts in the write's transaction, settled (see SqlBackend.settle) as `answer` shapes them. */
+  *#insertParts<T extends InsertResult | InsertResult[]>(
+    s: Session,
+    parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[],
+    texts: readonly string[][],
+    guard: 'ready' | 'savepoint',
+    atomic: boolean,
+    answer: (r: InsertResult[]) => T,
+  ): Op<T> {
+    const results: InsertResult[] = [];
+    for (const [i, p] of parts.entries()) results.push(yield* call(this.#insertDocs(s, p.info, p.docs, texts[i]!, guard)));
+    return this.settle(answer(results), atomic);
   }
 
   async insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): Promise<InsertResult[]> {
     const texts = parts.map((p) => this.#storable(p.docs));
     const w: WriteSpec<InsertResult[]> = { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) };
-    const self = this;
-    return this.inserts(w, 2, function* (s: Session) {
-      const results: InsertResult[] = [];
-      for (const [i, p] of parts.entries()) results.push(yield* call(self.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint')));
-      return self.settle(results, true);
-    });
+    return this.inserts(w, 2, (s) => this.#insertParts(s, parts, texts, 'savepoint', true, (r) => r));
   }
 
   async replace(
@@ -754,19 +755,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     bounds: () => this.exec((s) => this.bounds(s)) as Promise<{ first: number; last: number }>,
     head: () => {
       // Issued now, ahead of any request made after this call (see PgDriver.client); no feed table, no head.
-      const self = this;
-      const read = this.#driver.run(
-        this.retried(() =>
-          this.#driver.session(function* (s) {
-            try {
-              return (yield* self.bounds(s)).last;
-            } catch (e) {
-              if (sqlState(e) === UNDEFINED_TABLE) return 0;
-              throw e;
-            }
-          }, true),
-        ),
-      );
+      const read = this.#driver.run(this.retried(() => this.#driver.session((s) => this.#head(s), true)));
       const heads = this.#driver.heads;
       heads.add(read);
       const done = () => heads.delete(read);
@@ -778,6 +767,16 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
       return `${this.#notified}.${this.commits}`;
     },
   };
+
+  /** The feed's newest seq; no feed table, no head (0). */
+  *#head(s: Session): Op<number> {
+    try {
+      return (yield* this.bounds(s)).last;
+    } catch (e) {
+      if (sqlState(e) === UNDEFINED_TABLE) return 0;
+      throw e;
+    }
+  }
 
   /** LISTENs for change events on a connection of its own (once); without one, watches still see this store's commits. */
   #listen(): Promise<PgClientLike | null> {

@@ -153,7 +153,7 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
     const d = this.driver;
     for (let n = 1; ; n++) {
       try {
-        return yield* call(attempt());
+        return (yield attempt()) as T;
       } catch (e) {
         const retry = d.retry(e);
         if (retry && n < d.attempts) continue;
@@ -194,35 +194,33 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
     const op = journal?.op ?? w.op;
     const ctx = journal && this.journals && op !== 'insert' ? context(this.dialect, { op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }) : null;
     const log = journal?.log;
-    const d = this.driver;
     // A single statement is atomic on its own: BEGIN/COMMIT around it would only add round trips.
-    if (statements === 1 && !ctx && !log && !prelude.length && d.alone) {
-      return this.exec(function* (this: SqlBackend<S>, s: S) {
-        const r = yield* body(s);
-        this.commits++;
-        return r;
-      }.bind(this));
+    if (statements === 1 && !ctx && !log && !prelude.length && this.driver.alone) return this.exec((s) => this.#alone(s, body));
+    // Before any savepoint the write takes: rolling back to one would undo it.
+    return this.exec((s) => this.transaction(s, 'write', this.#journaled(s, w, body, ctx?.clear ?? null, log), ctx ? [ctx.set, ...prelude] : prelude));
+  }
+
+  // Operations are generator methods, never generator expressions made per request: each of those makes a
+  // function and its prototype, measured at ~2 µs a request, where a method's generator costs ~50 ns.
+
+  *#alone<T>(s: S, body: (s: S) => Op<T>): Op<T> {
+    const r = yield* body(s);
+    this.commits++;
+    return r;
+  }
+
+  /** The write, then the context cleared and the request's ActivityLog document written, from what it did. */
+  *#journaled<T>(s: S, w: WriteSpec<T>, body: (s: S) => Op<T>, clear: Compiled | null, log: Journal['log']): Op<T> {
+    const d = this.driver;
+    const r = yield* body(s);
+    if (clear) yield d.changes(s, clear);
+    if (log) {
+      const c = w.counts(r);
+      // A soft delete is an update of the rows, and what it did is deleting them.
+      const doc = log(w.journal?.op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c);
+      yield d.changes(s, insertDoc(this.dialect, this.table('ActivityLog'), doc.id, JSON.stringify(doc)));
     }
-    const self = this;
-    return this.exec((s) =>
-      this.transaction(
-        s,
-        'write',
-        (function* () {
-          const r = yield* body(s);
-          if (ctx?.clear) yield* call(d.changes(s, ctx.clear));
-          if (log) {
-            const c = w.counts(r);
-            // A soft delete is an update of the rows, and what it did is deleting them.
-            const doc = log(journal.op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c);
-            yield* call(d.changes(s, insertDoc(self.dialect, self.table('ActivityLog'), doc.id, JSON.stringify(doc))));
-          }
-          return r;
-        })(),
-        // Before any savepoint the write takes: rolling back to one would undo it.
-        ctx ? [ctx.set, ...prelude] : prelude,
-      ),
-    );
+    return r;
   }
 
   /** A write's matches: the plan's WHERE clause, or those the engine finds in steps (then one more statement). */
@@ -239,10 +237,12 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number> {
     const where = this.where(info, plan);
     const w: WriteSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
-    return this.write(w, where === null ? 2 : 1, function* (this: SqlBackend<S>, s: S) {
-      const matches = yield* this.#matches(s, info, plan, where);
-      return matches === null ? 0 : yield* call(this.driver.changes(s, deleteWhere(this.dialect, this.table(info.name), matches)));
-    }.bind(this));
+    return this.write(w, where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where));
+  }
+
+  *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<number> {
+    const matches = yield* this.#matches(s, info, plan, where);
+    return matches === null ? 0 : yield* call(this.driver.changes(s, deleteWhere(this.dialect, this.table(info.name), matches)));
   }
 
   /**
@@ -256,19 +256,21 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
     if (!this.setsInSql(info, sets)) return this.write(w, 2, (s) => this.rewrite(s, info, plan, sets, stamps, where));
     const table = this.table(info.name);
     const bad = where === null ? null : firstBadParent(this.dialect, table, where, sets);
-    return this.write(w, (bad ? 1 : 0) + (where === null ? 2 : 1), function* (this: SqlBackend<S>, s: S) {
-      const matches = yield* this.#matches(s, info, plan, where);
-      if (matches === null) return 0;
-      if (bad) {
-        const [row] = yield* call(this.driver.all(s, bad));
-        if (row) throw requestError('VALIDATION', parentNotObject(row[0]));
-      }
-      try {
-        return yield* call(this.driver.changes(s, updateSet(this.dialect, table, matches, sets, stamps)));
-      } catch (e) {
-        throw yield* this.collision(s, info, e);
-      }
-    }.bind(this));
+    return this.write(w, (bad ? 1 : 0) + (where === null ? 2 : 1), (s) => this.#update(s, info, plan, where, bad, table, sets, stamps));
+  }
+
+  *#update(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null, bad: Compiled | null, table: WriteTable, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): Op<number> {
+    const matches = yield* this.#matches(s, info, plan, where);
+    if (matches === null) return 0;
+    if (bad) {
+      const [row] = yield* call(this.driver.all(s, bad));
+      if (row) throw requestError('VALIDATION', parentNotObject(row[0]));
+    }
+    try {
+      return yield* call(this.driver.changes(s, updateSet(this.dialect, table, matches, sets, stamps)));
+    } catch (e) {
+      throw yield* this.collision(s, info, e);
+    }
   }
 
   /** Refuses values the engine cannot store, before anything is written (a VALIDATION RequestError). */
@@ -313,10 +315,12 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
   protected readFeed(after: number, limit: number, type: TypeInfo | null, plan: QueryPlan | null): MaybePromise<ChangeEvent[]> {
     const where = type && plan?.conditions.length ? this.feedWhere(type, plan) : null;
     const statement = feedRead(this.dialect, this.changesTable, after, limit, type?.name ?? null, where);
-    return this.exec(function* (this: SqlBackend<S>, s: S) {
-      const rows = (yield* call(this.driver.all(s, statement))) as [number | string, string, ChangeEvent['op'], string, string, string | null, string][];
-      return rows.map(([seq, t, op, id, doc, activityId, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(doc) as StoredDoc, activityId, at }));
-    }.bind(this));
+    return this.exec((s) => this.#readFeed(s, statement));
+  }
+
+  *#readFeed(s: S, statement: Compiled): Op<ChangeEvent[]> {
+    const rows = (yield* call(this.driver.all(s, statement))) as [number | string, string, ChangeEvent['op'], string, string, string | null, string][];
+    return rows.map(([seq, t, op, id, doc, activityId, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(doc) as StoredDoc, activityId, at }));
   }
 
   /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one ever given (`lastGiven`). */

@@ -35,9 +35,23 @@ function row(d: Dialect, t: WriteTable, id: Sql | Param, json: Sql): { columns: 
  * @example insertDoc(sqlite, { name: '"docs_Well"' }, doc.id, JSON.stringify(doc)) // INSERT INTO "docs_Well" (id, doc) VALUES (?, jsonb(?))
  */
 export function insertDoc(d: Dialect, t: WriteTable, id: unknown, text: string): Compiled {
+  const key = `${t.name}\u0000${t.computed?.column ?? ''}`;
+  const known = inserts.get(d)?.get(key);
+  if (known) return { sql: known, params: [id, text] };
   const r = row(d, t, bound(id, 'text'), sql`${bound(text, 'text')}`);
-  return render(sql`INSERT INTO ${t.name} (${r.columns}) VALUES (${r.values})`, d);
+  const c = render(sql`INSERT INTO ${t.name} (${r.columns}) VALUES (${r.values})`, d);
+  // The text depends on the table alone, and binds the id and the text in that order: kept, it is not rendered per
+  // document again (1.4 µs each, a few percent of a bulk load).
+  if (c.params.length === 2 && c.params[0] === id && c.params[1] === text) {
+    let byTable = inserts.get(d);
+    if (!byTable) inserts.set(d, (byTable = new Map()));
+    byTable.set(key, c.sql);
+  }
+  return c;
 }
+
+/** INSERT texts by dialect and table (a table's computed column, when it has one, is part of the key). */
+const inserts = new WeakMap<Dialect, Map<string, string>>();
 
 /**
  * Inserts the documents of a JSON array in its order, one statement for many; `skipConflicts`: a document colliding on

@@ -187,22 +187,18 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
 
   /** An operation run now (see SqlBackend.exec): SQLite's driver answers synchronously. */
   #exec<T>(op: () => T): T {
-    return this.exec(function* () {
-      return op();
-    }) as T;
+    // The shared retry policy, without a session to open (the one connection is it): one generator a request.
+    return runSync(this.retried(op));
+  }
+
+  /** A step run at once, as an operation (a generator method: see SqlBackend's note on their cost). */
+  *#now<T>(op: () => T): Op<T> {
+    return op();
   }
 
   /** fn in one read transaction: every statement it runs sees one snapshot. */
   #snapshot<T>(fn: () => T): T {
-    return runSync(
-      this.transaction(
-        this.#driver,
-        'read',
-        (function* () {
-          return fn();
-        })(),
-      ),
-    );
+    return runSync(this.transaction(this.#driver, 'read', this.#now(fn)));
   }
 
   query(info: TypeInfo, plan: QueryPlan): QueryResult {
@@ -371,7 +367,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     };
     const soft = this.softDelete.has(info.name);
     const w = { op: 'replace', journal, counts: (r: ReplaceResult) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) };
-    return this.write(w, 2, function* (this: SqliteBackend) {
+    return this.write(w, 2, () => this.#now(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
       let unchanged = 0;
@@ -395,7 +391,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
         }
       });
       return { insertedIds, replaced, unchanged };
-    }.bind(this)) as ReplaceResult;
+    })) as ReplaceResult;
   }
 
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): number {
