@@ -23,11 +23,11 @@ const inlineTypes = ['@types/better-sqlite3'];
 /** Packages bundled into dist: robust-predicates is ESM-only, and the CJS build (jest, require()) must load without it. */
 const bundled = ['robust-predicates'];
 
-/** Entries built as ES modules only: the `consolidata` command and the pool's worker threads (src/server/pool.ts loads
- * dist/server-worker.js from beside the chunk that starts it). */
+/** Entries built as ES modules only: the `consolidata` command and the pool's worker threads (src/pool/pool.ts loads
+ * dist/pool-worker.js from beside the chunk that starts it). */
 const esmOnly = {
   cli: 'src/cli/main.ts',
-  'server-worker': 'src/server/worker.ts',
+  'pool-worker': 'src/pool/worker.ts',
 };
 
 /** What both formats share. Splitting puts the store in one chunk per format that every entry imports, so

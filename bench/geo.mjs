@@ -77,3 +77,20 @@ export function polygonFor(pts, cx, cy, target) {
   }
   return best;
 }
+
+/** The sphere of `near` (metres) and degrees to radians. */
+export const EARTH_RADIUS = 6_371_008.8;
+const RAD = Math.PI / 180;
+
+/** Haversine distance in metres between two [lon, lat] points. */
+export function haversine(a, b) {
+  const h = Math.sin((b[1] - a[1]) * RAD / 2) ** 2 + Math.cos(a[1] * RAD) * Math.cos(b[1] * RAD) * Math.sin((b[0] - a[0]) * RAD / 2) ** 2;
+  return 2 * EARTH_RADIUS * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** The lon/lat box [minX, minY, maxX, maxY] of a cap of `metres` around a point away from the poles and the antimeridian. */
+export function capBox([lon, lat], metres) {
+  const angle = metres / EARTH_RADIUS + 1e-9;
+  const half = Math.asin(Math.sin(angle) / Math.cos(lat * RAD)) / RAD + 1e-9 / RAD;
+  return [lon - half, lat - angle / RAD, lon + half, lat + angle / RAD];
+}

@@ -2,8 +2,9 @@
 // writes, once per server configuration in the same run: the single-thread server (`serve --workers 0`) and the
 // worker-thread pool (`serve`, its default). Prints errors, non-2xx answers, latency and the server's RSS over
 // time; exits 1 on any error. `--report` writes the figures into bench/REPORT.md (its HTTP load section).
-// Usage: node bench/load.mjs [--seconds 60] [--connections 64] [--only pool|single] [--report]
-import { spawn } from 'node:child_process';
+// Then the HTTP floor (bench/floor.mjs): serve against a minimal hand-written server on 100k Wells.
+// Usage: node bench/load.mjs [--seconds 60] [--connections 64] [--only pool|single|floor] [--report]
+import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,7 +89,11 @@ for (const config of configs) {
   console.log(JSON.stringify(r, null, 2));
   reports.push({ ...r, label: config.label });
 }
-const failed = reports.some((r) => r.errors || r.timeouts || r.non2xx);
+let failed = reports.some((r) => r.errors || r.timeouts || r.non2xx);
+if (!only || only === 'floor') {
+  const floor = spawnSync(process.execPath, [new URL('./floor.mjs', import.meta.url).pathname, ...(writeReport ? ['--report'] : [])], { stdio: 'inherit' });
+  failed ||= floor.status !== 0;
+}
 
 if (writeReport) {
   const n = (x) => Math.round(x).toLocaleString('en-US');

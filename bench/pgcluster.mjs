@@ -3,6 +3,7 @@
  * initdb into a temp directory, started on a Unix socket only, stopped and removed when the bench ends. As root the
  * server runs as the `postgres` user (it refuses root). Durability as SQLite's file stores run (WAL,
  * synchronous = NORMAL): fsync on, `synchronous_commit = off` — a crash may lose the last commits, never corrupt.
+ * `durable: true` commits synchronously, for the benches that crash it and count acknowledged writes lost.
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -21,7 +22,7 @@ const asRoot = process.getuid?.() === 0;
 const run = (b, args) => execFileSync(asRoot ? 'runuser' : b, asRoot ? ['-u', 'postgres', '--', b, ...args] : args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Starts the server; answers its connection string, version and a stop function (also run on exit). */
-export function startCluster() {
+export function startCluster({ durable = false } = {}) {
   const b = bin();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'consolidata-bench-pg-'));
   if (asRoot) {
@@ -43,7 +44,7 @@ export function startCluster() {
   };
   process.on('exit', stop);
   run(path.join(b, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C']);
-  const settings = ['-p 5432', `-k ${dir}`, "-c listen_addresses=''", '-c synchronous_commit=off', '-c shared_buffers=256MB', '-c max_wal_size=4GB', '-c work_mem=16MB'].join(' ');
+  const settings = ['-p 5432', `-k ${dir}`, "-c listen_addresses=''", `-c synchronous_commit=${durable ? 'on' : 'off'}`, '-c shared_buffers=256MB', '-c max_wal_size=4GB', '-c work_mem=16MB'].join(' ');
   run(path.join(b, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', path.join(dir, 'log'), '-o', settings]);
   const version = run(path.join(b, 'postgres'), ['--version']).trim();
   return { url: `postgresql://postgres@/postgres?host=${encodeURIComponent(dir)}&port=5432`, version, stop };

@@ -9,6 +9,8 @@
  *   node bench/run.mjs --testkit  consolidata/testing: per-test setup by re-inserting vs restoring a snapshot (bench/testkit.mjs)
  *   node bench/run.mjs --backend postgres   the workloads at 100k on PostgreSQL (a throwaway server, or --pg-url=…)
  *                                  beside SQLite: consolidata and hand-written SQL on each; writes REPORT.md's PostgreSQL section
+ *   node bench/run.mjs --baseline=DIR   adds `base`: the library as built in DIR (another checkout, `npm run build`
+ *                                  there), measured interleaved with this one in the same run; prints after/before
  *   dev: --sizes=10000 --systems=sql,consolidata --only=eq-pwi,bounds-100
  */
 import { spawnSync } from 'node:child_process';
@@ -19,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mjs';
-import { boxFor, polygonFor, ringsBox } from './geo.mjs';
+import { boxFor, haversine, polygonFor, ringsBox } from './geo.mjs';
 import { writeOutputs, writePostgres, writeReport } from './report.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -63,6 +65,9 @@ async function loadLibrary() {
 }
 const lib = await loadLibrary();
 const { DataStore } = lib;
+// `--baseline=DIR`: an earlier build of the library, measured beside this one (system `base`).
+const BASELINE = opt('baseline') ? path.resolve(opt('baseline')) : null;
+const baseLib = BASELINE ? await import(pathToFileURL(path.join(BASELINE, 'dist', 'index.js')).href) : null;
 // PostgreSQL: the built consolidata/postgres entry, and a server (a throwaway one unless --pg-url or PG_URL names one).
 const postgres = PG ? await import(pathToFileURL(path.join(ROOT, 'dist', 'postgres.js')).href) : null;
 const cluster = PG ? await (async () => {
@@ -79,7 +84,8 @@ const cluster = PG ? await (async () => {
 // ---- configuration ----------------------------------------------------------------------------------------------
 const FULL = flag('full');
 const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : PG ? [100_000] : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const SYSTEMS = (opt('systems') ?? (PG ? 'sql,consolidata,pgsql,pg' : 'sql,consolidata,nedb,loki,mingo')).split(',');
+const SYSTEMS = (opt('systems') ?? (PG ? 'sql,consolidata,pgsql,pg' : BASELINE ? 'sql,consolidata,base' : 'sql,consolidata,nedb,loki,mingo')).split(',');
+if (SYSTEMS.includes('base') && !BASELINE) throw new Error('--systems: base needs --baseline=DIR (a checkout with dist/ built)');
 // The in-memory peers that also run at 1M (each holds every document as live objects; NeDB and mingo at 1M take
 // most of an hour between them and answer nothing the 100k run does not show): --peers-1m=loki,nedb,mingo.
 const PEERS_1M = (opt('peers-1m') ?? 'loki').split(',').filter(Boolean);
@@ -92,6 +98,7 @@ const STORE_OPTIONS = { userId: 'bench', indexes: { Well: [{ fields: ['spudDate'
 const MODULES = {
   sql: './systems/sql.mjs',
   consolidata: './systems/consolidata.mjs',
+  base: './systems/consolidata.mjs',
   nedb: './peers/nedb.mjs',
   loki: './peers/loki.mjs',
   mingo: './peers/mingo.mjs',
@@ -170,6 +177,9 @@ function plan(n, wells) {
   // The spudDate below which a tenth of the wells lie: the export workload's query.
   const cut = wells.map((d) => d.spudDate).filter(Boolean).sort()[Math.floor(n / 10)];
   const sample = (k) => Array.from({ length: k }, () => pwiOf(Math.floor(r() * n)));
+  // near: 100 random wells, each the centre of a 2-mile circle and of a 10-nearest search within 10 miles.
+  const centres = Array.from({ length: 100 }, () => pts[Math.floor(r() * n)]);
+  const within = (c, m) => pts.reduce((k, p) => k + (haversine(c, p) <= m ? 1 : 0), 0);
   return {
     pwis: sample(200).map((p) => [p]),
     inLists: Array.from({ length: 20 }, () => [sample(100)]),
@@ -183,7 +193,9 @@ function plan(n, wells) {
     dpPwis: Array.from({ length: 50 }, () => [pwiOf(Math.floor(r() * Math.max(1, n / 1000)))]),
     exportCut: [[cut]],
     pageSize: [[1000]],
-    expected: { 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits, 'export-10pct': wells.filter((d) => d.spudDate && d.spudDate < cut).length, 'page-all': n, 'iterate-all': n },
+    near: centres.map((c) => [c, 3218.688]),
+    knn: centres.map((c) => [c, 16_093.44]),
+    expected: { 'near-2mi': centres.map((c) => within(c, 3218.688)), 'knn-10': centres.map((c) => `${Math.min(10, within(c, 16_093.44))}/${within(c, 16_093.44)}`), 'bounds-100': small.hits, 'bounds-10k': large.hits, polygon: poly.hits, 'export-10pct': wells.filter((d) => d.spudDate && d.spudDate < cut).length, 'page-all': n, 'iterate-all': n },
   };
 }
 
@@ -197,6 +209,12 @@ const QUERIES = [
   { id: 'bounds-10k', what: 'bounds box, ~10% of docs (≤10k)', method: 'bounds', args: (P) => P.large, check: 1 },
   { id: 'polygon-hole', what: 'polygon with a hole', method: 'polygon', args: (P) => P.polygon, check: 1 },
   { id: 'combined', what: 'bounds + eq + sort + limit 50 + total', method: 'combined', args: (P) => P.combined, check: 1 },
+  // Distance on a GeoPoint field (an extension of the service's API): near 2 miles, and the 10 nearest within 10 miles
+  // (page and total), around 100 random wells; hand SQL runs the same R*Tree box and haversine, the scans run it on every row.
+  { id: 'near-2mi', what: 'near: wells within 2 miles of a well (100 wells)', method: 'near', args: (P) => P.near, check: 100, systems: ['sql', 'consolidata'] },
+  { id: 'knn-10', what: '10 nearest wells within 10 miles, sorted by distance, + total (100 wells)', method: 'nearest', args: (P) => P.knn, check: 100, systems: ['sql', 'consolidata'] },
+  { id: 'near-2mi-scan', what: 'near-2mi as a brute-force haversine scan (no R*Tree)', method: 'nearScan', args: (P) => P.near, check: 3, systems: ['sql'] },
+  { id: 'knn-10-scan', what: 'knn-10 as a brute-force haversine scan and sort (no R*Tree)', method: 'nearestScan', args: (P) => P.knn, check: 3, systems: ['sql'] },
   // Whole results, read by pages and streams: memory stays flat (only hand SQL and the store have cursors).
   { id: 'page-all', what: 'every document, pages of 1,000 by cursor (hand SQL: keyset on rowid)', method: 'pageAll', args: (P) => P.pageSize, check: 1, systems: ['sql', 'consolidata'] },
   { id: 'iterate-all', what: 'every document through iterate() (hand SQL: one statement, row by row)', method: 'iterateAll', args: () => [[]], check: 1, systems: ['sql', 'consolidata'] },
@@ -256,7 +274,7 @@ for (const n of SIZES) {
   const SYSTEMS_N = systemsAt(n);
   for (const name of SYSTEMS_N) {
     const { create } = await import(MODULES[name]);
-    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
+    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore: name === 'base' ? baseLib.DataStore : DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
   }
   const each = async (fn) => { for (const name of SYSTEMS_N) await fn(name, sys[name]); };
 
@@ -299,6 +317,7 @@ for (const n of SIZES) {
     // Geo hit counts are also known from the generated coordinates (the first check-pass argument).
     if (P.expected[q.id] !== undefined) counts.expected = P.expected[q.id];
     if (q.id === 'bounds-10k-scan') counts.expected = P.expected['bounds-10k'];
+    if (q.id === 'near-2mi-scan' || q.id === 'knn-10-scan') counts.expected = P.expected[q.id.slice(0, -5)];
     if (q.id === 'polygon-hole' || q.id === 'polygon-hole-scan') counts.expected = P.expected.polygon;
     checkCounts(q.id, n, counts);
   }
@@ -427,6 +446,15 @@ const meta = {
 };
 cluster?.stop();
 if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
-else writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
+// A baseline run compares two builds: it is printed, not written over the results the report is made from.
+else if (!BASELINE) writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
+if (BASELINE) {
+  // Before (base) and after (this build), interleaved per workload in this run: after/before per workload and size.
+  console.log(`\nthis build vs ${BASELINE} (median ms, after/before):`);
+  for (const r of results.filter((x) => x.system === 'consolidata' && x.medianMs)) {
+    const b = results.find((x) => x.system === 'base' && x.workload === r.workload && x.size === r.size);
+    if (b?.medianMs) console.log(`  ${r.workload.padEnd(22)} ${String(r.size).padStart(8)}  before ${b.medianMs.toFixed(3).padStart(10)}  after ${r.medianMs.toFixed(3).padStart(10)}  ${(r.medianMs / b.medianMs).toFixed(2)}x`);
+  }
+}
 console.log(`\nmismatches: ${mismatches.length ? mismatches.join('; ') : 'none'}`);
 console.log(`peak RSS: sampled ${meta.peakRssMB.sampled.toFixed(0)} MB, maxRSS ${meta.peakRssMB.maxRSS.toFixed(0)} MB; ${meta.seconds.toFixed(0)} s in all`);

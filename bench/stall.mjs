@@ -4,13 +4,18 @@
 // Targets: probe p99 < 100 ms and max < 500 ms through every attack; peak RSS < 1.5 GB; every attack answered
 // (a result, or a 4xx/503 naming the bound) within 40 s. The change feed's attacks (sse-500: idle SSE subscribers, then
 // one insert each must be sent; longpoll-8: long polls of wait=20000 from since=0) run with the feed on and an event
-// per Well in it; a long poll must answer within its wait and a second.
+// per Well in it; a long poll must answer within its wait and a second. sse-silent: 500 SSE subscribers that never
+// read while 10,000 Wells are written; each must be cut (or hold its events within the bounds) and memory stay bounded.
+// pinpoint-flood: 20 clients sending `in` of 100 pwis on DailyProduction (10,000 rows, the general lane) and never
+// reading. nested-bodies: 3 bodies of 16 MB of `[[[…` at once, refused naming the depth bound. pg-kill: a second
+// server, `serve` on a throwaway PostgreSQL (bench/pgcluster.mjs, synchronous commits), under 8 writers while its
+// backends are terminated and killed (kill -9): the server must not exit and every acknowledged write must be there.
 //
 // The server: `--server cli` runs `dist/cli.js serve` (the default once dist has the pool's worker,
-// dist/server-worker.js); `--server pool` bundles a server from the sources (createPool + createNodeHandler +
+// dist/pool-worker.js); `--server pool` bundles a server from the sources (createPool + createNodeHandler +
 // configureServer, maxQueryMs 30 s, maxQueued 1000), for when dist is not built or serve is not wired yet.
 // Usage: node bench/stall.mjs [--wells 100000] [--server cli|pool] [--cli dist/cli.js] [--only name,name] [--slow]
-// (--slow lists every probe of 100 ms or more, with when it was sent).
+// [--cpu-prof DIR] (--slow lists every probe of 100 ms or more, with when it was sent).
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -20,7 +25,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { generateWells, pwiOf } from './generate.mjs';
+import { generateDaily, generateWells, pwiOf } from './generate.mjs';
 
 if (!isMainThread) {
   await probeThread(workerData.probe);
@@ -65,7 +70,7 @@ const arg = (name, def) => {
 };
 const WELLS = Number(arg('wells', 100_000));
 const CLI = arg('cli', join(root, 'dist/cli.js'));
-const SERVER = arg('server', existsSync(join(root, 'dist/server-worker.js')) ? 'cli' : 'pool');
+const SERVER = arg('server', existsSync(join(root, 'dist/pool-worker.js')) ? 'cli' : 'pool');
 const ONLY = arg('only', '')
   .split(',')
   .filter(Boolean);
@@ -90,10 +95,25 @@ if (!existsSync(cached)) {
   copyFileSync(`${cached}.tmp`, cached);
   rmSync(`${cached}.tmp`, { force: true });
 }
+// DailyProduction for the first DP_WELLS Wells, 100 days each: an `in` of 100 pwis matches 10,000 rows.
+const DP_WELLS = Math.min(2000, WELLS);
+{
+  const { DynamicStore } = await import(join(root, 'dist/index.js'));
+  const store = DynamicStore.open(cached);
+  if ((await store.query('DailyProduction', {}, { limit: 1 })).count === 0) {
+    process.stderr.write(`adding ${DP_WELLS * 100} DailyProduction rows to ${cached} …\n`);
+    const rows = generateDaily(DP_WELLS * 100);
+    for (let from = 0; from < rows.length; from += 20_000) {
+      const r = await store.insert('DailyProduction', rows.slice(from, from + 20_000));
+      if (!r.success) throw new Error(r.message);
+    }
+  }
+  await store.close();
+}
 const dir = mkdtempSync(join(tmpdir(), 'consolidata-stall-'));
 const db = join(dir, 'stall.db');
 copyFileSync(cached, db);
-const FEED_ATTACKS = ['sse-500', 'longpoll-8'];
+const FEED_ATTACKS = ['sse-500', 'sse-silent', 'longpoll-8'];
 if (!ONLY.length || ONLY.some((n) => FEED_ATTACKS.includes(n))) {
   // The feed on, holding an event per Well (as a load with the feed on leaves it): what the feed's readers face.
   const { DynamicStore } = await import(join(root, 'dist/index.js'));
@@ -117,14 +137,14 @@ async function serverCommand() {
   writeFileSync(
     entry,
     `import { createServer } from 'node:http';
-     import { createPool } from ${JSON.stringify(join(root, 'src/server/pool.ts'))};
+     import { createPool } from ${JSON.stringify(join(root, 'src/pool/pool.ts'))};
      import { createNodeHandler, configureServer } from ${JSON.stringify(join(root, 'src/http/index.ts'))};
-     const store = await createPool(process.argv[2], { maxQueryMs: 30_000, maxQueued: 1000, workerScript: new URL('./server-worker.mjs', import.meta.url) });
+     const store = await createPool(process.argv[2], { maxQueryMs: 30_000, maxQueued: 1000, workerScript: new URL('./pool-worker.mjs', import.meta.url) });
      const server = configureServer(createServer(createNodeHandler(store)));
      server.listen(0, '127.0.0.1', () => process.stdout.write('serving at http://127.0.0.1:' + server.address().port + '/api\\n'));`,
   );
   await build({
-    entryPoints: { server: entry, 'server-worker': join(root, 'src/server/worker.ts') },
+    entryPoints: { server: entry, 'pool-worker': join(root, 'src/pool/worker.ts') },
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -137,7 +157,9 @@ async function serverCommand() {
   return [join(out, 'server.mjs'), db];
 }
 
-const server = spawn(process.execPath, await serverCommand(), { stdio: ['ignore', 'pipe', 'pipe'] });
+// --cpu-prof DIR: the server writes a V8 CPU profile there when it exits (where its main thread spends an attack).
+const PROFILE = arg('cpu-prof', '');
+const server = spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', '--cpu-prof-dir', PROFILE] : []), ...(await serverCommand())], { stdio: ['ignore', 'pipe', 'pipe'] });
 cleanup.unshift(() => server.exitCode === null && server.signalCode === null && server.kill('SIGKILL'));
 let serverLog = '';
 server.stderr.on('data', (d) => (serverLog += d));
@@ -203,19 +225,28 @@ function circle(n, cx, cy, r) {
   return [...ring, ring[0]];
 }
 
-/** Clients that ask for every Well and never read the answer; at the end they read, to see where the server cut it. */
-async function nonReaders(count) {
-  const body = JSON.stringify({ type: 'Well', query: {} });
+/** A raw connection that sends one request and reads nothing (until `resume()`). */
+function unreadRequest(head, body = '') {
+  const s = net.connect({ host: hostname, port });
+  s.on('error', () => undefined);
+  s.write(`${head}\r\nhost: ${hostname}\r\n${body ? `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n` : ''}\r\n${body}`);
+  s.pause();
+  return s;
+}
+
+/**
+ * Clients that send `body` (every Well by default) and never read the answer; at the end they read, to see where the
+ * server cut it. Answered when the server closed each connection, leaving only our unread bytes to drain.
+ */
+async function nonReaders(count, { body = JSON.stringify({ type: 'Well', query: {} }), holdMs = ANSWER_MS, everyMs = 0 } = {}) {
   const started = performance.now();
-  const sockets = Array.from({ length: count }, () => {
-    const s = net.connect({ host: hostname, port });
-    s.on('error', () => undefined);
-    s.write(`POST /api/data/query HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    s.pause();
-    return s;
-  });
-  // Hold them for the whole answer window: the server must bound what they hold, and cut them by its deadline.
-  await new Promise((r) => setTimeout(r, ANSWER_MS));
+  const sockets = [];
+  for (let i = 0; i < count; i++) {
+    sockets.push(unreadRequest('POST /api/data/query HTTP/1.1', body));
+    if (everyMs) await new Promise((r) => setTimeout(r, everyMs));
+  }
+  // Hold them (by default for the whole answer window): the server must bound what they hold, and cut them by its deadline.
+  await new Promise((r) => setTimeout(r, holdMs));
   const ends = await Promise.all(
     sockets.map(
       (s) =>
@@ -236,12 +267,14 @@ async function nonReaders(count) {
   );
   const cut = ends.filter((e) => e.how === 'closed' && e.drainMs < 2000);
   const totalMs = performance.now() - started;
+  const by = new Map();
+  for (const e of ends) by.set(e.status, (by.get(e.status) ?? 0) + 1);
   return {
     // Answered: each got its status and then a connection the server closed (cut at its deadline), waiting only on us.
-    status: ends.every((e) => e.status === 200) ? 200 : ends.map((e) => e.status).join('/'),
-    ms: cut.length === count ? ANSWER_MS : totalMs,
-    answered: cut.length === count,
-    note: `${cut.length}/${count} closed by the server while unread (${Math.round(Math.max(...ends.map((e) => e.bytes)) / 1e6)} MB max buffered in the sockets)`,
+    status: [...by.keys()].join('/'),
+    ms: cut.length === count ? holdMs : totalMs,
+    answered: cut.length === count && ends.every((e) => e.status === 200 || e.status === 503),
+    note: `${[...by].map(([st, k]) => `${k}× ${st}`).join(', ')}; ${cut.length}/${count} closed by the server while unread (${(Math.max(...ends.map((e) => e.bytes)) / 1e6).toFixed(1)} MB max buffered in the sockets)`,
   };
 }
 
@@ -303,6 +336,182 @@ async function longPolls(count, waitMs) {
   return { status: [...by.keys()].join('/'), ms: Math.max(...ms), answered: all.every((r) => r.status === 200) && Math.max(...ms) < waitMs + 1000, note: `${[...by].map(([s, k]) => `${k}× ${s}`).join(', ')}; wait ${waitMs} ms, answered in ${Math.round(Math.min(...ms))}–${Math.round(Math.max(...ms))} ms` };
 }
 
+/**
+ * `count` SSE subscribers of the Wells' feed that never read, while 10,000 Wells (~15 MB of events per stream) are
+ * written; then each reads what reached it. The server must cut each stream its socket could not take (a bound of
+ * unsent bytes), holding memory bounded meanwhile; a stream not cut must have been sent every event.
+ */
+async function silentSubscribers(count) {
+  const started = performance.now();
+  const sockets = Array.from({ length: count }, () => unreadRequest('GET /api/data/changes?type=Well HTTP/1.1\r\naccept: text/event-stream'));
+  await new Promise((r) => setTimeout(r, 2000));
+  let acked = 0;
+  for (let b = 0; b < 10; b++) {
+    const r = await send({ type: 'Well', data: generateWells(1000, { from: WELLS + 1_000_000 + b * 1000, seed: 99 }) }, { path: '/api/data' });
+    if (r.status === 200) acked += 1000;
+  }
+  // The server's time to cut what it cannot send.
+  await new Promise((r) => setTimeout(r, 5000));
+  const ends = await Promise.all(
+    sockets.map(
+      (s) =>
+        new Promise((resolve) => {
+          let bytes = 0;
+          let events = 0;
+          let tail = '';
+          s.on('data', (c) => {
+            bytes += c.length;
+            const text = tail + c.toString('latin1');
+            events += text.split('\nevent: change\n').length - 1;
+            tail = text.slice(-20);
+          });
+          s.once('close', () => resolve({ closed: true, bytes, events }));
+          setTimeout(() => (s.destroy(), resolve({ closed: false, bytes, events })), 3000);
+          s.resume();
+        }),
+    ),
+  );
+  const cut = ends.filter((e) => e.closed).length;
+  const whole = ends.filter((e) => !e.closed && e.events >= acked).length;
+  return {
+    status: acked === 10_000 ? 200 : 'write failed',
+    ms: performance.now() - started,
+    answered: acked === 10_000 && cut + whole === count,
+    note: `${acked} Wells written; ${cut}/${count} streams cut by the server, ${whole} sent every event; ${(Math.max(...ends.map((e) => e.bytes)) / 1e6).toFixed(1)} MB most read from one`,
+  };
+}
+
+/**
+ * Three bodies of 16 MB (the body bound less a little) of `[[[…`, sent at once on raw connections: each must be
+ * answered 400 naming the depth bound, from its first bytes (the server stops reading and closes the connection).
+ */
+async function nestedBodies() {
+  const head = '{"type":"Well","query":{"a":';
+  const body = Buffer.from(head + '['.repeat(16 * 2 ** 20 - head.length - 16));
+  const started = performance.now();
+  const all = await Promise.all(
+    [0, 1, 2].map(
+      () =>
+        new Promise((resolve) => {
+          const t0 = performance.now();
+          const s = net.connect({ host: hostname, port });
+          let text = '';
+          let sent = 0;
+          s.on('data', (c) => (text += c.toString('latin1')));
+          s.on('error', () => undefined);
+          s.once('close', () => resolve({ text, ms: performance.now() - t0, sent }));
+          s.write(`POST /api/data/query HTTP/1.1\r\nhost: ${hostname}\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n`);
+          // In 64 KB writes, stopping once the answer came: what the server read of the body is what we sent.
+          const pump = () => {
+            while (sent < body.length && !text && !s.destroyed) {
+              const ok = s.write(body.subarray(sent, sent + 65536));
+              sent += 65536;
+              if (!ok) return void s.once('drain', pump);
+            }
+          };
+          pump();
+          setTimeout(() => s.destroy(), ANSWER_MS);
+        }),
+    ),
+  );
+  const named = all.filter((r) => /^HTTP\/1\.1 400/.test(r.text) && r.text.includes('nested deeper than 68 levels')).length;
+  const sentMb = Math.max(...all.map((r) => Math.min(r.sent, body.length))) / 2 ** 20;
+  return {
+    status: [...new Set(all.map((r) => Number(/^HTTP\/1\.1 (\d+)/.exec(r.text)?.[1] ?? 0)))].join('/'),
+    ms: performance.now() - started,
+    answered: named === 3,
+    note: `${named}/3 answered 400 naming the depth bound, slowest in ${Math.round(Math.max(...all.map((r) => r.ms)))} ms, after at most ${sentMb.toFixed(1)} of the 16 MB were sent`,
+  };
+}
+
+/**
+ * A second server, `serve` on a throwaway PostgreSQL committing synchronously, under 8 writers inserting one Well per
+ * request; its backends terminated (pg_terminate_backend) and killed (kill -9), TRIALS times. Counts the server's
+ * exits, and the acknowledged writes missing after.
+ */
+async function pgKill(trials = 6) {
+  const started = performance.now();
+  const { startCluster } = await import('./pgcluster.mjs');
+  const { default: pg } = await import('pg');
+  const cluster = startCluster({ durable: true });
+  const pgServer = spawn(process.execPath, [CLI, 'serve', '--db', `${cluster.url}&schema=stall`, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let exits = 0;
+  pgServer.on('exit', () => exits++);
+  const pgBase = await new Promise((resolve, reject) => {
+    let out = '';
+    pgServer.stdout.on('data', (d) => {
+      out += d;
+      const m = /at (http:\/\/\S+\/api)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    pgServer.once('exit', (code) => reject(new Error(`serve on PostgreSQL exited ${code}`)));
+  });
+  const admin = async (sql, params) => {
+    const c = new pg.Client({ connectionString: cluster.url });
+    c.on('error', () => undefined);
+    await c.connect();
+    try {
+      return (await c.query(sql, params)).rows;
+    } finally {
+      await c.end().catch(() => undefined);
+    }
+  };
+  const post = async (body, path = '/data') => {
+    try {
+      const res = await fetch(`${pgBase}${path}`, { method: 'POST', headers: json, body: JSON.stringify(body), signal: AbortSignal.timeout(30_000) });
+      return { status: res.status, env: await res.json() };
+    } catch (e) {
+      return { status: 0, env: { errors: [{ code: String(e.cause?.code ?? e.name) }] } };
+    }
+  };
+  const acked = new Map();
+  const refused = new Map();
+  let since = 0;
+  let stop = false;
+  const writers = Array.from({ length: 8 }, async (_, n) => {
+    for (let i = 0; !stop; i++) {
+      const pwi = `PG-${n}-${i}`;
+      const r = await post({ type: 'Well', data: [{ pwi, basinName: 'Permian' }] });
+      if (r.status === 200 && r.env.success) {
+        acked.set(pwi, r.env.insertedIds[0]);
+        since++;
+      } else {
+        const code = `${r.status} ${r.env.errors?.[0]?.code}`;
+        refused.set(code, (refused.get(code) ?? 0) + 1);
+        await new Promise((res) => setTimeout(res, 20));
+      }
+    }
+  });
+  const recoveries = [];
+  for (let t = 0; t < trials && exits === 0; t++) {
+    await new Promise((r) => setTimeout(r, 1500));
+    const [victim] = await admin(`SELECT pid FROM pg_stat_activity WHERE application_name = 'consolidata' ORDER BY state = 'active' DESC LIMIT 1`);
+    if (!victim) continue;
+    // Alternately terminated (the backend ends cleanly) and killed (the server then ends every backend and recovers).
+    if (t % 2 === 0) await admin('SELECT pg_terminate_backend($1)', [victim.pid]);
+    else process.kill(victim.pid, 'SIGKILL');
+    const t0 = performance.now();
+    since = 0;
+    while (since < 8 && performance.now() - t0 < 30_000 && exits === 0) await new Promise((r) => setTimeout(r, 10));
+    recoveries.push(performance.now() - t0);
+  }
+  stop = true;
+  await Promise.all(writers);
+  const stored = exits ? null : await post({ type: 'Well', query: { pwi: { regex: '^PG-' } }, options: { limit: 100_000 } }, '/data/query');
+  const ids = new Map((stored?.env.data ?? []).map((d) => [d.pwi, d.id]));
+  const lost = [...acked].filter(([pwi, id]) => ids.get(pwi) !== id).length;
+  pgServer.kill('SIGTERM');
+  await new Promise((r) => (pgServer.exitCode === null && pgServer.signalCode === null ? pgServer.once('exit', r) : r()));
+  cluster.stop();
+  const serverExits = exits - 1;
+  return {
+    status: serverExits === 0 && lost === 0 ? 200 : 'LOST',
+    ms: performance.now() - started,
+    answered: serverExits === 0 && lost === 0 && recoveries.length === trials,
+    note: `${recoveries.length} trials (terminate, kill -9 alternately) under 8 writers: ${serverExits} server exits, ${acked.size} writes acknowledged, ${lost} lost; refused ${[...refused].map(([c, k]) => `${k}× ${c}`).join(', ') || 'none'}; writes back within ${Math.round(Math.max(...recoveries))} ms at most`,
+  };
+}
+
 const attacks = [
   ['in-100-untyped', () => send({ type: 'Well', query: { 'extra.code': { in: Array.from({ length: 100 }, (_, i) => `code-${i}`) } } })],
   ['polygon-10k', () => send({ type: 'Well', query: { surfaceLoc: { polygon: [circle(10_000, -100, 35, 8)] } }, options: { limit: 100 } })],
@@ -313,6 +522,11 @@ const attacks = [
   ['scans-500', () => concurrent(500)],
   ['sse-500', () => sseSubscribers(500)],
   ['longpoll-8', () => longPolls(8, 20_000)],
+  // After the long polls from since=0: its 10,000 inserts make the feed prune its oldest events.
+  ['sse-silent', () => silentSubscribers(500)],
+  ['pinpoint-flood', () => nonReaders(200, { body: JSON.stringify({ type: 'DailyProduction', query: { pwi: { in: Array.from({ length: 100 }, (_, i) => pwiOf((i * 13) % DP_WELLS)) } } }), holdMs: 10_000, everyMs: 50 })],
+  ['nested-bodies', () => nestedBodies()],
+  ['pg-kill', () => pgKill(6)],
 ];
 
 const report = [];

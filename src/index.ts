@@ -1,5 +1,4 @@
-export { DataStore, type OpenOptions, type InsertOptions, type LoadOptions, type ReplaceOptions, type WriteOptions, type UpdateOptions, type WatchOptions, type ChangeEvent, type Version } from './store.js';
-export { DynamicStore } from './dynamic.js';
+export { DataStore, SqliteDataStore, DynamicStore, SqliteDynamicStore, type OpenOptions, type InsertOptions, type LoadOptions, type ReplaceOptions, type WriteOptions, type UpdateOptions, type WatchOptions, type ChangeEvent, type Version } from './store.js';
 export { unwrap, DataStoreError, ERROR_CODES, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
 export {
   Catalogue,
@@ -28,4 +27,4 @@ export type { Query, QueryOptions, FieldCondition, Operators, UpdateBody, SortPa
 export type { IndexSpec } from './settings.js';
 export { sampleData, type SampleData, type SampleSizes } from './sample.js';
 export { StoreBusyError } from './backend.js';
-export { NotAStoreError } from './sqlite/connection.js';
+export { NotAStoreError } from './sqlite/index.js';

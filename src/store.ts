@@ -1,21 +1,107 @@
 /**
- * DataStore: the typed face of the store. Every signature is derived from the catalogue, so a misspelled
- * field, a wrong operand or an unknown type does not compile; the work is done by a `DynamicStore`.
+ * The store's public classes: `DynamicStore`, the untyped store (the core's operations, src/core/store.ts, plus how
+ * to open one), and `DataStore`, its typed face. Every signature of `DataStore` is derived from the catalogue, so a
+ * misspelled field, a wrong operand or an unknown type does not compile; the work is done by a `DynamicStore`.
  * Type names are the declared name or the same in lower case (`'Well'`, `'well'`), plus the aliases the run time
- * knows (`'Folder'` for Petron); both spellings give the same document type.
+ * knows (`'Folder'` for Petron); both spellings give the same document type. A store opened over SQLite is a
+ * `SqliteDynamicStore` / `SqliteDataStore`: it has the SQLite-only members (`database`, `snapshot`, `restore`).
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
-import { DynamicStore, type InsertOptions, type LoadOptions, type OpenOptions, type ReplaceOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './dynamic.js';
-import type { ChangeEvent, Version } from './backend.js';
+import { describe } from './catalogue/validate.js';
+import type { Backend, ChangeEvent, Version } from './backend.js';
+import { CoreStore, type InsertOptions, type LoadOptions, type ReplaceOptions, type UpdateOptions, type WatchOptions, type WriteOptions } from './core/store.js';
 import type { Envelope } from './envelope.js';
 import type { FieldName, IterateOptions, Projected, Query, QueryOptions, UpdateBody } from './query/types.js';
-import type { Db } from './sqlite/connection.js';
+import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
+import { openSqlite, sqliteOf, type Db } from './sqlite/index.js';
 
-export type { InsertOptions, LoadOptions, OpenOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './dynamic.js';
+export type { InsertOptions, LoadOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './core/store.js';
+export type { OpenOptions, IndexSpec } from './settings.js';
 export type { ChangeEvent, Version } from './backend.js';
 
 /**
- * An in-process document store over SQLite.
+ * The untyped store: every check happens at run time, so it takes input from JSON (HTTP, files, other languages).
+ * @example
+ * const store = DynamicStore.open();
+ * await store.insert(type, JSON.parse(body));
+ */
+export class DynamicStore extends CoreStore {
+  /**
+   * Opens a store over SQLite: in memory without a file (for tests), else a file in WAL mode, created if missing.
+   * @example const store = DynamicStore.open('wells.db', { userId: 'etl' });
+   */
+  static open<C extends CatalogueShape = BuiltinCatalogue>(file = ':memory:', options: OpenOptions<C> = {}): SqliteDynamicStore {
+    if (typeof file !== 'string') throw new TypeError(`DataStore.open: file must be a string path, got ${describe(file)}`);
+    const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'DataStore.open');
+    return new SqliteDynamicStore(DynamicStore.stateOf(openSqlite(file, settings), settings), settings.userId);
+  }
+
+  /**
+   * A new in-memory store holding a copy of a snapshot (see `snapshot()`); it shares nothing with the original.
+   * The options are those of `open` and should name the same catalogue, keys and indexes as the snapshot's store.
+   * @example const copy = DynamicStore.fromSnapshot(store.snapshot());
+   */
+  static fromSnapshot<C extends CatalogueShape = BuiltinCatalogue>(snapshot: Uint8Array, options: OpenOptions<C> = {}): SqliteDynamicStore {
+    if (!(snapshot instanceof Uint8Array)) throw new TypeError('fromSnapshot: expected a snapshot from store.snapshot()');
+    const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'fromSnapshot');
+    return new SqliteDynamicStore(DynamicStore.stateOf(openSqlite(snapshot, settings), settings), settings.userId);
+  }
+
+  /**
+   * A store over any backend (see src/backend.ts), with settings from `resolveSettings`: how `openPostgres` and
+   * other backends build theirs. The backend must have been made with the same settings.
+   */
+  static over(backend: Backend, settings: Settings): DynamicStore {
+    return new DynamicStore(DynamicStore.stateOf(backend, settings), settings.userId);
+  }
+
+  // The SQLite-only members (see SqliteDynamicStore, which makes them public): any other store throws the TypeError saying so.
+
+  protected get database(): Db {
+    return sqliteOf(this.backend, 'database').database;
+  }
+
+  protected snapshot(): Buffer {
+    return sqliteOf(this.idle('snapshot'), 'snapshot').snapshot();
+  }
+
+  protected restore(snapshot: Uint8Array): void {
+    const backend = sqliteOf(this.idle('restore'), 'restore');
+    if (!(snapshot instanceof Uint8Array)) throw new TypeError('restore: expected a snapshot from store.snapshot()');
+    backend.restore(snapshot);
+  }
+}
+
+/** A `DynamicStore` over SQLite (`DynamicStore.open`, `fromSnapshot`): its connection, and the database as bytes and back. */
+export class SqliteDynamicStore extends DynamicStore {
+  /**
+   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
+   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
+   */
+  override get database(): Db {
+    return super.database;
+  }
+
+  /**
+   * The whole database as bytes (SQLite's serialize), a copy: later writes do not change it. See `DataStore#snapshot`.
+   * @example const snap = store.snapshot(); beforeEach(() => store.restore(snap));
+   */
+  override snapshot(): Buffer {
+    return super.snapshot();
+  }
+
+  /**
+   * Puts an in-memory store back to a snapshot; every view sees the restored data. See `DataStore#restore`.
+   * @example store.restore(snap)
+   */
+  override restore(snapshot: Uint8Array): void {
+    super.restore(snapshot);
+  }
+}
+
+/**
+ * The typed store: an in-process document store over SQLite (`DataStore.open`), or over another backend
+ * (`openPostgres`).
  * @example
  * const store = DataStore.open();
  * await store.insert('Well', [{ pwi: 'W1', basinName: 'Permian' }]);
@@ -24,7 +110,7 @@ export type { ChangeEvent, Version } from './backend.js';
 export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   readonly #dynamic: DynamicStore;
 
-  private constructor(dynamic: DynamicStore) {
+  protected constructor(dynamic: DynamicStore) {
     this.#dynamic = dynamic;
   }
 
@@ -32,8 +118,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Opens a store: in memory without a file (for tests), else a SQLite file in WAL mode, created if missing.
    * @example const store = DataStore.open('wells.db', { userId: 'etl' });
    */
-  static open<C extends CatalogueShape = BuiltinCatalogue>(file = ':memory:', options: OpenOptions<C> = {}): DataStore<C> {
-    return new DataStore<C>(DynamicStore.open(file, options));
+  static open<C extends CatalogueShape = BuiltinCatalogue>(file = ':memory:', options: OpenOptions<C> = {}): SqliteDataStore<C> {
+    return new SqliteDataStore<C>(DynamicStore.open(file, options));
   }
 
   /**
@@ -41,8 +127,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * Give it the options (catalogue, keys, indexes) of the store the snapshot came from.
    * @example const copy = DataStore.fromSnapshot(seeded, { clock: fixedClock(), ids: 1 });
    */
-  static fromSnapshot<C extends CatalogueShape = BuiltinCatalogue>(snapshot: Uint8Array, options: OpenOptions<C> = {}): DataStore<C> {
-    return new DataStore<C>(DynamicStore.fromSnapshot(snapshot, options));
+  static fromSnapshot<C extends CatalogueShape = BuiltinCatalogue>(snapshot: Uint8Array, options: OpenOptions<C> = {}): SqliteDataStore<C> {
+    return new SqliteDataStore<C>(DynamicStore.fromSnapshot(snapshot, options));
   }
 
   /**
@@ -55,22 +141,18 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return new DataStore<C>(dynamic);
   }
 
-  /**
-   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. A copy: later writes do not
-   * change it. Put it back with `restore`, or open a copy with `DataStore.fromSnapshot`. SQLite stores only.
-   * @example const seeded = store.snapshot(); beforeEach(() => store.restore(seeded));
-   */
-  snapshot(): Buffer {
-    return this.#dynamic.snapshot();
+  // The SQLite-only members (see SqliteDataStore): on another backend, DynamicStore's own throw the TypeError saying so.
+
+  protected get database(): Db {
+    return (this.#dynamic as SqliteDynamicStore).database;
   }
 
-  /**
-   * Puts an in-memory store back to a snapshot of it (or of a store opened with the same options); every view sees
-   * the restored data, and the snapshot stays reusable. A file store refuses it with a TypeError.
-   * @example store.restore(seeded)
-   */
-  restore(snapshot: Uint8Array): void {
-    this.#dynamic.restore(snapshot);
+  protected snapshot(): Buffer {
+    return (this.#dynamic as SqliteDynamicStore).snapshot();
+  }
+
+  protected restore(snapshot: Uint8Array): void {
+    (this.#dynamic as SqliteDynamicStore).restore(snapshot);
   }
 
   /**
@@ -86,8 +168,9 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    * The same store acting as another user (createdBy/updatedBy).
    * @example await store.withUser('alice').update('Well', { pwi: 'W1' }, { statusCurrent: 'Producing' })
    */
-  withUser(userId: string): DataStore<C> {
-    return new DataStore<C>(this.#dynamic.withUser(userId));
+  withUser(userId: string): this {
+    // A view is of the store's own class, so the SQLite members stay on it.
+    return new (this.constructor as new (dynamic: DynamicStore) => this)(this.#dynamic.withUser(userId));
   }
 
   /**
@@ -104,14 +187,6 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    */
   get closed(): boolean {
     return this.#dynamic.closed;
-  }
-
-  /**
-   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
-   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
-   */
-  get database(): Db {
-    return this.#dynamic.database;
   }
 
   /**
@@ -235,5 +310,42 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
    */
   purge<T extends TypeName<C>>(type: T, query: NoInfer<Query<T, C>> | null, options?: WriteOptions): Promise<Envelope<never>> {
     return this.#dynamic.purge(type, query, options);
+  }
+}
+
+/** A `DataStore` over SQLite (`DataStore.open`, `fromSnapshot`): its connection, and the database as bytes and back. */
+export class SqliteDataStore<C extends CatalogueShape = BuiltinCatalogue> extends DataStore<C> {
+  /**
+   * The same store without static types (see `DataStore#dynamic`), with its SQLite members.
+   * @example store.dynamic.database.pragma('page_count', { simple: true })
+   */
+  override get dynamic(): SqliteDynamicStore {
+    return super.dynamic as SqliteDynamicStore;
+  }
+
+  /**
+   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
+   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
+   */
+  override get database(): Db {
+    return super.database;
+  }
+
+  /**
+   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. A copy: later writes do not
+   * change it. Put it back with `restore`, or open a copy with `DataStore.fromSnapshot`.
+   * @example const seeded = store.snapshot(); beforeEach(() => store.restore(seeded));
+   */
+  override snapshot(): Buffer {
+    return super.snapshot();
+  }
+
+  /**
+   * Puts an in-memory store back to a snapshot of it (or of a store opened with the same options); every view sees
+   * the restored data, and the snapshot stays reusable. A file store refuses it with a TypeError.
+   * @example store.restore(seeded)
+   */
+  override restore(snapshot: Uint8Array): void {
+    super.restore(snapshot);
   }
 }

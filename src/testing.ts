@@ -11,9 +11,9 @@
 import { isPlainObject } from './catalogue/validate.js';
 import type { BuiltinCatalogue, CatalogueShape, DocInput, TypeName } from './catalogue/index.js';
 import { DataStoreError, type Envelope } from './envelope.js';
-import { DataStore, type OpenOptions } from './store.js';
+import { type DataStore, SqliteDataStore, type OpenOptions } from './store.js';
 
-export { DataStore, type OpenOptions, type InsertOptions } from './store.js';
+export { DataStore, SqliteDataStore, type OpenOptions, type InsertOptions } from './store.js';
 export { DataStoreError, unwrap, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
 export { sampleData, fixtures, type SampleData, type SampleSizes } from './sample.js';
 // The answers' types, so that tests name them from the entry they open the store with.
@@ -32,7 +32,7 @@ export type SeedDocs<C extends CatalogueShape = BuiltinCatalogue> = { [T in Type
  * A function that seeds the new store itself. It may be async; when it returns (or resolves to) an envelope or an
  * array of envelopes, a failed one fails the seed, so `seed: (s) => s.insert('Well', wells)` needs nothing more.
  */
-export type SeedFunction<C extends CatalogueShape = BuiltinCatalogue> = (store: DataStore<C>) => unknown;
+export type SeedFunction<C extends CatalogueShape = BuiltinCatalogue> = (store: SqliteDataStore<C>) => unknown;
 
 export interface TestStoreOptions<C extends CatalogueShape = BuiltinCatalogue> extends OpenOptions<C> {
   /** Documents to insert, by type (one transaction, all or nothing), or a function of the store that seeds it. */
@@ -70,7 +70,7 @@ async function seedWith<C extends CatalogueShape>(store: DataStore<C>, seed: See
   throw seedError(why, `seeding ${part.type}`);
 }
 
-async function seedBy<C extends CatalogueShape>(store: DataStore<C>, seed: SeedFunction<C>): Promise<void> {
+async function seedBy<C extends CatalogueShape>(store: SqliteDataStore<C>, seed: SeedFunction<C>): Promise<void> {
   const result = await seed(store);
   const answers = Array.isArray(result) ? result : [result];
   for (const env of answers) {
@@ -91,13 +91,13 @@ async function seedBy<C extends CatalogueShape>(store: DataStore<C>, seed: SeedF
  * const store = await createTestStore({ seed: { Well: fixtures.wells, DailyProduction: fixtures.daily } });
  * const seeded = await createTestStore({ seed: async (s) => unwrap(await s.insert('Well', [{ pwi: 'W1' }])) });
  */
-export function createTestStore<C extends CatalogueShape = BuiltinCatalogue>(options: TestStoreOptions<C> = {}): Promise<DataStore<C>> {
+export function createTestStore<C extends CatalogueShape = BuiltinCatalogue>(options: TestStoreOptions<C> = {}): Promise<SqliteDataStore<C>> {
   if (options === null || typeof options !== 'object') throw new TypeError('createTestStore: options must be an object');
   const { seed, ...open } = options;
   if (seed !== undefined && typeof seed !== 'function' && !isPlainObject(seed)) {
     throw new TypeError('createTestStore: seed must be an object of documents by type ({ Well: [...] }) or a function of the store');
   }
-  const store = DataStore.open<C>(':memory:', open as OpenOptions<C>);
+  const store = SqliteDataStore.open<C>(':memory:', open as OpenOptions<C>);
   if (seed === undefined) return Promise.resolve(store);
   const seeding = (async () => (typeof seed === 'function' ? seedBy(store, seed as SeedFunction<C>) : seedWith(store, seed as SeedDocs<C>)))();
   return seeding.then(

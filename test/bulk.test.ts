@@ -5,7 +5,7 @@
  * a store filled row by row, duplicates are still found with their positions, and a rollback leaves nothing.
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { DataStore } from '../src/index.js';
+import { DataStore, type SqliteDataStore } from '../src/index.js';
 import { BULK_MIN } from '../src/sqlite/bulk.js';
 import { tempDir } from './helpers/store.js';
 
@@ -23,7 +23,7 @@ function well(i: number) {
   };
 }
 
-function schemaOf(store: DataStore): string[] {
+function schemaOf(store: SqliteDataStore): string[] {
   return (store.dynamic.database.prepare(`SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master ORDER BY name`).pluck().all() as string[]);
 }
 

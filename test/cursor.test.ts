@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFetchHandler, createPool } from '../src/http/index.js';
 import { DataStore, DataStoreError, type Envelope } from '../src/index.js';
-import { workerScript } from './server/helpers.js';
+import { workerScript } from './pool/helpers.js';
 
 describe('keyset cursors', () => {
   it('refuses a cursor of another query, a garbled cursor, and a cursor with skip, naming options.cursor', async () => {

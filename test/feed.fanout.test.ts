@@ -1,8 +1,8 @@
 /** The change feed's reader: bounds by seeks, one shared reader per store, long polls on time, slow subscribers dropped. */
 import { describe, expect, it, vi } from 'vitest';
 import { DataStoreError, type ChangeEvent } from '../src/index.js';
-import { DynamicStore } from '../src/dynamic.js';
-import { Fanout, MAX_BUFFERED } from '../src/fanout.js';
+import { DynamicStore } from '../src/store.js';
+import { Fanout, MAX_BUFFERED } from '../src/core/fanout.js';
 import { resolveSettings } from '../src/settings.js';
 import { SqliteBackend } from '../src/sqlite/backend.js';
 
@@ -69,6 +69,24 @@ describe('one reader per store', () => {
     // One read of what committed, and one for the 100 watchers sharing a query: not one per watcher.
     expect(calls.read).toHaveBeenCalledTimes(2);
     await Promise.all(watches.map((w) => w.return()));
+    await store.close();
+  });
+
+  it('a watch without a query opened level with the polling reader joins it without a read of its own', async () => {
+    const { feed, store } = open();
+    await store.insert('Well', [{ pwi: 'A' }]);
+    const first = store.watch('Well', { pollMs: 5 });
+    const firstNext = first.next();
+    await tick(30);
+    const { calls } = spy(feed);
+    const later = Array.from({ length: 20 }, () => store.watch('Well', { pollMs: 5 }));
+    const pending = later.map((w) => w.next());
+    await tick(30);
+    expect(calls.read).not.toHaveBeenCalled();
+    await store.insert('Well', [{ pwi: 'B' }]);
+    const got = await Promise.all([firstNext, ...pending]);
+    expect(got.map((r) => (r.done ? null : r.value.doc.pwi))).toEqual(got.map(() => 'B'));
+    await Promise.all([first, ...later].map((w) => w.return()));
     await store.close();
   });
 
@@ -177,5 +195,33 @@ describe('a subscriber that does not read', () => {
     expect(error).toMatchObject({ code: 'CHANGES_OVERFLOW' });
     expect(await watch.next()).toEqual({ done: true, value: undefined });
     await store.close();
+  });
+});
+
+describe("a subscriber's buffer", () => {
+  it('hands out every event once and in order, however offers and takes interleave, counting what it holds', async () => {
+    const fanout = new Fanout({ feed: {} as SqliteBackend['feed'], gate: () => null, closed: () => false });
+    const sub = fanout.subscribe({ info: null, plan: null, after: 0, pollMs: 25 });
+    // Level with the reader: take() answers from the buffer alone.
+    sub.joined();
+    const event = (seq: number) => ({ seq, type: 'Well', op: 'insert', id: String(seq), doc: {}, activityId: null, at: '' }) as unknown as ChangeEvent;
+    let offered = 0;
+    const taken: number[] = [];
+    // 700 offered per round, taken 1, 3 and up to 500 at a time: the part read grows past 1,024 and is compacted.
+    for (let round = 0; round < 12; round++) {
+      sub.offer(Array.from({ length: 700 }, (_, i) => event(offered + i + 1)), offered + 700);
+      offered += 700;
+      for (const limit of [1, 3, 500]) {
+        for (let i = 0; i < 100; i++) {
+          const before = sub.buffered;
+          const out = await sub.take(limit);
+          expect(out.length).toBe(Math.min(limit, before));
+          expect(sub.buffered).toBe(before - out.length);
+          taken.push(...out.map((e) => e.seq));
+        }
+      }
+    }
+    while (sub.buffered) taken.push(...(await sub.take(1000)).map((e) => e.seq));
+    expect(taken).toEqual(Array.from({ length: offered }, (_, i) => i + 1));
   });
 });

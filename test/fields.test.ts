@@ -9,11 +9,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataStore, Envelope } from '../src/index.js';
 import { LIMITS } from '../src/limits.js';
-import { createPool } from '../src/server/pool.js';
-import { DynamicStore } from '../src/dynamic.js';
+import { createPool } from '../src/pool/pool.js';
+import { DynamicStore } from '../src/store.js';
 import { backends } from './helpers/backends.js';
 import { tempDir } from './helpers/store.js';
-import { removeBundles, workerScript } from './server/helpers.js';
+import { removeBundles, workerScript } from './pool/helpers.js';
 import { typecheck } from './types.compile.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);

@@ -5,14 +5,14 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
+import { DataStore, type SqliteDataStore } from '../src/index.js';
 import { fuzzRuns, point, tempDir } from './helpers/geo.js';
 
 const BOX = [-102, 31, -101, 32]; // the Permian test box
 const inside = (i = 0) => point(-101.5 + i * 0.01, 31.5);
 const outside = () => point(-97.1, 32.9);
 
-type Store = DataStore;
+type Store = SqliteDataStore;
 
 /** Ids (pwi) of the Wells whose surfaceLoc is inside BOX, in insertion order. */
 async function inBox(store: Store, box: number[] = BOX): Promise<string[]> {

@@ -3,7 +3,7 @@
  * the field's R*Tree (`rtree.<type>.<field>`, src/sqlite/names.ts) (VIRTUAL TABLE INDEX) and reaches the documents by rowid, not by scanning the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
+import { DataStore, type SqliteDataStore } from '../src/index.js';
 import { rtreeTable } from '../src/sqlite/names.js';
 import { point, SQUARE } from './helpers/geo.js';
 
@@ -15,7 +15,7 @@ const HOLE = [
   [-101.6, 31.4],
 ];
 
-let store: DataStore;
+let store: SqliteDataStore;
 beforeAll(async () => {
   store = DataStore.open();
   const docs = Array.from({ length: 3000 }, (_, i) => ({

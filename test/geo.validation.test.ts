@@ -3,11 +3,11 @@
  * path; bounds/polygon on a field that is not a GeoPoint is ignored with a warning; invalid points are not written.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
+import { DataStore, type SqliteDataStore } from '../src/index.js';
 import { point, SQUARE } from './helpers/geo.js';
 
 
-let store: DataStore;
+let store: SqliteDataStore;
 beforeEach(async () => {
   store = DataStore.open();
   const r = await store.insert('Well', [

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
+import { DataStore, type SqliteDataStore } from '../src/index.js';
 import { onePassPays } from '../src/sqlite/plans.js';
 import { backends } from './helpers/backends.js';
 
@@ -65,7 +65,7 @@ describe('one statement for a page and its total (SQLite)', () => {
     surfaceLoc: { type: 'Point' as const, coordinates: [(i % 10) / 10, Math.floor(i / 10) / 10] },
   }));
 
-  async function open(): Promise<DataStore> {
+  async function open(): Promise<SqliteDataStore> {
     const store = DataStore.open(':memory:', { indexes: { Well: [{ fields: ['spudDate'] }, { fields: ['basinName'] }] } });
     await store.insert('Well', wells);
     return store;

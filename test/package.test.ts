@@ -86,7 +86,7 @@ describe('the packed package', () => {
     const paths = packedFiles.map((f) => f.path);
     const entries = ['index', 'http', 'testing', 'postgres'].flatMap((name) => ['js', 'cjs', 'd.ts', 'd.cts'].map((ext) => `dist/${name}.${ext}`));
     const explorer = ['index.html', 'app.js', 'app.css', 'counties-10m.json'].map((f) => `dist/explorer/${f}`);
-    expect(paths).toEqual(expect.arrayContaining([...entries, ...explorer, 'dist/cli.js', 'dist/server-worker.js', 'package.json', 'README.md', 'LICENSE']));
+    expect(paths).toEqual(expect.arrayContaining([...entries, ...explorer, 'dist/cli.js', 'dist/pool-worker.js', 'package.json', 'README.md', 'LICENSE']));
   });
 
   it('the build before a script (prepare, start, bench…) prints nothing when it succeeds', () => {
@@ -233,7 +233,7 @@ describe('the packed package', () => {
     const bin = join(installed, 'node_modules', 'consolidata', 'dist', 'cli.js');
     expect(readFileSync(bin, 'utf8').startsWith('#!/usr/bin/env node\n'), 'dist/cli.js starts with a hashbang').toBe(true);
     expect(statSync(bin).mode & 0o111, 'dist/cli.js is executable').not.toBe(0);
-    expect(existsSync(join(dirname(bin), 'server-worker.js')), 'dist/server-worker.js is packed').toBe(true);
+    expect(existsSync(join(dirname(bin), 'pool-worker.js')), 'dist/pool-worker.js is packed').toBe(true);
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     expect(run(process.execPath, [bin, '--version'], { cwd: installed }).stdout.trim()).toBe(version.version);
   });
@@ -279,7 +279,7 @@ describe('the packed package', () => {
   });
 
   it('createPool from consolidata/http finds its worker script in dist, from the ESM and the CJS build', () => {
-    // The pool starts worker threads from dist/server-worker.js: a query answered proves the script shipped. A CJS
+    // The pool starts worker threads from dist/pool-worker.js: a query answered proves the script shipped. A CJS
     // script (no --input-type: the worker threads would inherit it and refuse to load their file).
     const script = `
       (async () => {
@@ -353,10 +353,10 @@ const consumerFiles: Record<string, string> = {
   }),
   // Resolves the "import" conditions: dist/index.d.ts, dist/http.d.ts.
   'esm.mts': `
-import { DataStore, DataStoreError, unwrap, type Envelope } from 'consolidata';
+import { DataStoreError, unwrap, type Envelope, type SqliteDataStore } from 'consolidata';
 import { createFetchHandler, createNodeHandler, createPool, type HttpOptions, type PooledStore } from 'consolidata/http';
 
-export async function wellCount(store: DataStore): Promise<number> {
+export async function wellCount(store: SqliteDataStore): Promise<number> {
   // better-sqlite3's Database type: it has to ship inside consolidata.
   const tables = store.database.prepare('select count(*) as n from sqlite_master').get() as { n: number };
   try {
@@ -374,11 +374,11 @@ export const pooled = (file: string): Promise<PooledStore> => createPool(file, {
 `,
   // Resolves the "require" conditions: dist/index.d.cts, dist/http.d.cts.
   'cjs.cts': `
-import { DataStore, DataStoreError } from 'consolidata';
+import { DataStoreError, type SqliteDataStore } from 'consolidata';
 import { createNodeHandler, createPool, type PooledStore } from 'consolidata/http';
 
 export const pooled = (file: string): Promise<PooledStore> => createPool(file);
-export const databaseName = (store: DataStore): string => store.database.name;
+export const databaseName = (store: SqliteDataStore): string => store.database.name;
 export const isStoreError = (e: unknown): e is DataStoreError => DataStoreError.is(e);
 export const handler = createNodeHandler;
 `,

@@ -2,7 +2,7 @@
 import { writeFileSync, existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { DataStore, DynamicStore, NotAStoreError, StoreBusyError } from '../src/index.js';
+import { DataStore, DynamicStore, NotAStoreError, StoreBusyError, type SqliteDataStore, type SqliteDynamicStore } from '../src/index.js';
 import { openPostgres } from '../src/postgres/index.js';
 import { encodeName, indexName, rtreeTable } from '../src/sqlite/names.js';
 import { tempDir } from './helpers/store.js';
@@ -109,7 +109,7 @@ describe('opening a file that is not a store', () => {
 });
 
 describe('new in-memory stores', () => {
-  const schemaOf = (store: DataStore | DynamicStore) =>
+  const schemaOf = (store: SqliteDataStore | SqliteDynamicStore) =>
     (store.database.prepare(`SELECT type, name, sql FROM sqlite_master ORDER BY type, name`).all() as { type: string; name: string; sql: string | null }[]).map((o) => `${o.type} ${o.name} ${o.sql ?? ''}`);
 
   it('of one schema hold the same schema as the first and share nothing; other options get their own', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestStore, DataStore, DataStoreError, fixedClock, fixtures, sampleData, unwrap, type TestStoreOptions } from '../src/testing.js';
+import { createTestStore, DataStore, DataStoreError, type SqliteDataStore, fixedClock, fixtures, sampleData, unwrap, type TestStoreOptions } from '../src/testing.js';
 import { tempDir } from './helpers/store.js';
 
 const seedFixtures = { Well: fixtures.wells, DailyProduction: fixtures.daily };
@@ -77,7 +77,7 @@ describe('snapshot and restore', () => {
     expect(await pwis(source, { statusCurrent: 'Plugged' })).toHaveLength(5);
     expect(Buffer.from(snap).equals(bytes)).toBe(true);
     // A copy is a store of its own: in memory (restorable), with the options it was given.
-    const bob: DataStore = DataStore.fromSnapshot(snap, { userId: 'bob' });
+    const bob: SqliteDataStore = DataStore.fromSnapshot(snap, { userId: 'bob' });
     unwrap(await bob.insert('Well', [{ pwi: 'BY-BOB' }]));
     expect(unwrap(await bob.query('Well', { pwi: 'BY-BOB' }))[0]?.createdBy).toBe('bob');
     bob.restore(snap);
@@ -117,7 +117,7 @@ describe('snapshot and restore', () => {
   });
 
   it('unique and plain indexes work after a restore: a duplicate key is refused with DUPLICATE_KEY', async () => {
-    const indexes = (s: DataStore) => s.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name`).pluck().all() as string[];
+    const indexes = (s: SqliteDataStore) => s.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name`).pluck().all() as string[];
     const options = { indexes: { Well: [{ fields: ['basinName'] }] } };
     const plain = await createTestStore();
     const store = await createTestStore({ ...options, seed: seedFixtures });
@@ -394,11 +394,11 @@ describe('sampleData and fixtures', () => {
 });
 
 /** The R*Tree tables of a store (one per GeoPoint field of every type), whatever the schema names them. */
-function rtrees(store: DataStore): string[] {
+function rtrees(store: SqliteDataStore): string[] {
   return store.database.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING rtree%'`).pluck().all() as string[];
 }
 
 /** The entries of every R*Tree of a store. */
-function rtreeRows(store: DataStore): number {
+function rtreeRows(store: SqliteDataStore): number {
   return rtrees(store).reduce((n, t) => n + (store.database.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number), 0);
 }

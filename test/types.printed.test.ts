@@ -60,7 +60,7 @@ describe('type errors of the typed store', () => {
 
   it('a bad sort path names the sort path type', () => {
     const error = errorOf("store.query('Well', {}, { sortBy: 'nope' });");
-    expect(error).toContain("Type '\"nope\"' is not assignable to type 'SortPath<\"Well\", BuiltinCatalogue> | undefined'");
+    expect(error).toContain("Type '\"nope\"' is not assignable to type 'SortPath<\"Well\", BuiltinCatalogue> | readonly SortPath<\"Well\", BuiltinCatalogue>[] | undefined'");
     expect(error).not.toContain('WorkspaceDefinition');
   }, 60_000);
 

@@ -137,6 +137,8 @@ describe('DataStore: calls that compile, with their types', () => {
     expectTypeOf(store.query('Well', { basinName: { regex: '^Perm' }, spudDate: { regex: /^2021/ } })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
     expectTypeOf(store.query('Well', { surfaceLoc: { bounds: [-102, 31, -101, 32] } })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
     expectTypeOf(store.query('Well', { bottomHoleLoc: { Polygon: [[[0, 0], [1, 0], [1, 1], [0, 0]]] } })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
+    expectTypeOf(store.query('Well', { surfaceLoc: { near: { point: [-97.5, 35.5], maxDistance: 3218.688 } } }, { sortBy: 'surfaceLoc', limit: 10, distance: 'metres' })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
+    expectTypeOf(store.query('DailyProduction', {}, { sortBy: ['pwi', 'prodDate'], sortOrder: [1, -1] })).toEqualTypeOf<Promise<Envelope<Doc<'DailyProduction'>>>>();
     expectTypeOf(store.query('Annotation', { annotationType: { in: ['Note', 2] } })).toEqualTypeOf<Promise<Envelope<Doc<'Annotation'>>>>();
     expectTypeOf(store.query('Well', { 'extra.source': 'x' })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
     expectTypeOf(store.query('Well', { 'prod.cum': { gt: 1 } })).toEqualTypeOf<Promise<Envelope<Doc<'Well'>>>>();
@@ -269,6 +271,14 @@ describe('DataStore: mistakes that do not compile', () => {
     store.query('Well', { aoi: { polygon: [[[0, 0], [1, 0], [1, 1], [0, 0]]] } });
     // @ts-expect-error bounds under a dotted path
     store.query('Well', { 'extra.loc': { bounds: [0, 0, 1, 1] } });
+    // @ts-expect-error near on a String field
+    store.query('Well', { pwi: { near: { point: [0, 0], maxDistance: 1 } } });
+    // @ts-expect-error near without maxDistance
+    store.query('Well', { surfaceLoc: { near: { point: [0, 0] } } });
+    // @ts-expect-error a sortBy list naming a field the type does not have
+    store.query('DailyProduction', {}, { sortBy: ['pwi', 'nope'] });
+    // @ts-expect-error an order of 0 in a sortOrder list
+    store.query('DailyProduction', {}, { sortBy: ['pwi', 'prodDate'], sortOrder: [1, 0] });
     // @ts-expect-error bounds with three numbers
     store.query('Well', { surfaceLoc: { bounds: [0, 0, 1] } });
     // @ts-expect-error regex on an Int32

@@ -32,6 +32,11 @@ export async function create({ file, DataStore, storeOptions }) {
       const r = await q({ surfaceLoc: { bounds: b }, statusCurrent: status }, { sortBy: 'spudDate', sortOrder: -1, limit: 50 });
       return `${r.count}/${r.total}`;
     },
+    near: async (point, maxDistance) => (await q({ surfaceLoc: { near: { point, maxDistance } } })).count,
+    async nearest(point, maxDistance) {
+      const r = await q({ surfaceLoc: { near: { point, maxDistance } } }, { sortBy: 'surfaceLoc', limit: 10 });
+      return `${r.count}/${r.total}`;
+    },
     // Every document, 1,000 a page, each page after the last by the store's keyset cursor.
     async pageAll(size) {
       let n = 0;

@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { inRings } from '../geo.mjs';
+import { capBox, inRings } from '../geo.mjs';
 
 const W = 'docs_Well';
 const D = 'docs_DailyProduction';
@@ -15,6 +15,11 @@ const PY = `json_extract(doc, '$."surfaceLoc"."coordinates"[1]')`;
 const RT = `SELECT id FROM "rtree._well.surface_loc" WHERE minX <= ? AND maxX >= ? AND minY <= ? AND maxY >= ?`;
 const BOX = `${W}.rowid IN (${RT}) AND ${PX} BETWEEN ? AND ? AND ${PY} BETWEEN ? AND ?`;
 
+// Haversine in SQL (SQLite's math functions), from the centre's latitude and longitude in radians and its latitude's cosine.
+const DIST = `(12742017.6 * asin(min(1, sqrt(power(sin((${PY} * 0.017453292519943295 - ?) / 2), 2) + ? * cos(${PY} * 0.017453292519943295) * power(sin((${PX} * 0.017453292519943295 - ?) / 2), 2)))))`;
+const distParams = ([lon, lat]) => [lat * (Math.PI / 180), Math.cos(lat * (Math.PI / 180)), lon * (Math.PI / 180)];
+const NEAR = `${W}.rowid IN (${RT}) AND ${DIST} <= ?`;
+const nearParams = (c, m) => [...boxParams(capBox(c, m)).slice(0, 4), ...distParams(c), m];
 const SCAN = `${PX} BETWEEN ? AND ? AND ${PY} BETWEEN ? AND ?`;
 const scanParams = (b) => [b[0], b[2], b[1], b[3]];
 const boxParams = (b) => [b[2], b[0], b[3], b[1], b[0], b[2], b[1], b[3]];
@@ -50,6 +55,12 @@ export async function create({ file, DataStore, storeOptions }) {
       polygon: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${BOX} AND pip(${PX}, ${PY})`).pluck(),
       boundsScan: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${SCAN}`).pluck(),
       polygonScan: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${SCAN} AND pip(${PX}, ${PY})`).pluck(),
+      near: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${NEAR}`).pluck(),
+      nearPage: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${NEAR} ORDER BY ${DIST}, rowid LIMIT 10`).pluck(),
+      nearTotal: () => db.prepare(`SELECT count(*) FROM ${W} WHERE ${NEAR}`).pluck(),
+      nearScan: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${DIST} <= ?`).pluck(),
+      nearScanPage: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${DIST} <= ? ORDER BY ${DIST}, rowid LIMIT 10`).pluck(),
+      nearScanTotal: () => db.prepare(`SELECT count(*) FROM ${W} WHERE ${DIST} <= ?`).pluck(),
       combPage: () => db.prepare(`SELECT json(doc) FROM ${W} WHERE ${BOX} AND ${X('statusCurrent')} = ? ORDER BY ${X('spudDate')} DESC, rowid LIMIT 50`).pluck(),
       combTotal: () => db.prepare(`SELECT count(*) FROM ${W} WHERE ${BOX} AND ${X('statusCurrent')} = ?`).pluck(),
       history: () => db.prepare(`SELECT json(doc) FROM ${D} WHERE ${X('pwi')} = ? ORDER BY ${X('prodDate')}, rowid`).pluck(),
@@ -127,6 +138,16 @@ export async function create({ file, DataStore, storeOptions }) {
     polygonScan(r, b) {
       rings = r;
       return parseRows(st.polygonScan.all(...scanParams(b))).length;
+    },
+    near: (c, m) => parseRows(st.near.all(...nearParams(c, m))).length,
+    nearest(c, m) {
+      const [page, total] = db.transaction(() => [st.nearPage.all(...nearParams(c, m), ...distParams(c)), st.nearTotal.get(...nearParams(c, m))])();
+      return `${parseRows(page).length}/${total}`;
+    },
+    nearScan: (c, m) => parseRows(st.nearScan.all(...distParams(c), m)).length,
+    nearestScan(c, m) {
+      const [page, total] = db.transaction(() => [st.nearScanPage.all(...distParams(c), m, ...distParams(c)), st.nearScanTotal.get(...distParams(c), m)])();
+      return `${parseRows(page).length}/${total}`;
     },
     combined(b, status) {
       const [page, total] = st.comb(b, status);

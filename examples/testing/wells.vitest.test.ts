@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStore, fixedClock, fixtures, unwrap, type DataStore } from 'consolidata/testing';
+import { createTestStore, fixedClock, fixtures, unwrap, type SqliteDataStore } from 'consolidata/testing';
 
-let store: DataStore;
+let store: SqliteDataStore;
 let seeded: Buffer;
 
 beforeAll(async () => {

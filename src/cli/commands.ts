@@ -2,7 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MultiBar, Presets } from 'cli-progress';
-import type { DynamicStore } from '../dynamic.js';
+import type { DynamicStore } from '../store.js';
 import { openDb } from './db.js';
 import { runExport } from './export.js';
 import { importExitCode, importSummaryText, runImport, type TextSink } from './import.js';
@@ -137,6 +137,8 @@ export interface ExportCommand {
   type: string;
   db: string;
   query?: unknown;
+  /** sortBy and sortOrder of the lines. */
+  sort?: { sortBy?: unknown; sortOrder?: unknown };
   stdout: Writable;
   stderr: MessageStream;
 }
@@ -153,7 +155,7 @@ export async function exportCommand(o: ExportCommand): Promise<number> {
     return 1;
   }
   try {
-    const { exported, failure } = await runExport({ store, type: o.type, query: o.query, output: o.stdout });
+    const { exported, failure } = await runExport({ store, type: o.type, query: o.query, sort: o.sort, output: o.stdout });
     if (failure) {
       say(failure.message);
       return 1;

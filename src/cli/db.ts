@@ -3,7 +3,7 @@
  * `consolidata/postgres`, loaded only then (it loads `pg`).
  */
 import { existsSync } from 'node:fs';
-import { DynamicStore } from '../dynamic.js';
+import { DynamicStore } from '../store.js';
 import type { OpenOptions } from '../settings.js';
 
 /**

@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { Envelope } from '../envelope.js';
-import type { StoreLike } from '../http/types.js';
+import type { StoreLike } from '../core/store-like.js';
 
 export interface ExportOptions {
   store: StoreLike;
@@ -10,12 +10,14 @@ export interface ExportOptions {
   /** A query object (default: every document). */
   query?: unknown;
   output: Writable;
+  /** The order of the lines (options.sortBy and sortOrder, checked by the store); default: insertion order. */
+  sort?: { sortBy?: unknown; sortOrder?: unknown };
   /** Documents per page (default 1000). */
   pageSize?: number;
 }
 
 /**
- * Writes every matching document as one JSON line, page by page in insertion order, following the store's keyset
+ * Writes every matching document as one JSON line, page by page in insertion order (or `sort`'s), following the store's keyset
  * cursor (so each page costs its own rows: linear in the result, and stable under concurrent writes);
  * resolves with the count, or with the store's failed envelope (unknown type, bad query).
  * @example await runExport({ store, type: 'Well', query: { basinName: 'Permian' }, output: process.stdout });
@@ -27,7 +29,7 @@ export async function runExport(opts: ExportOptions): Promise<{ exported: number
   let cursor: string | null = null;
   for (;;) {
     // A backend without cursors answers no cursor while more matches remain: page by skip there.
-    const options: Record<string, unknown> = cursor ? { limit: pageSize, cursor } : { limit: pageSize, skip: exported };
+    const options: Record<string, unknown> = { ...opts.sort, ...(cursor ? { limit: pageSize, cursor } : { limit: pageSize, skip: exported }) };
     const page: Envelope<unknown> = await opts.store.query(opts.type, opts.query ?? {}, options);
     if (!page.success) return { exported, failure: page };
     if (page.data.length === 0) break;

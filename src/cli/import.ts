@@ -1,9 +1,9 @@
 /** `consolidata import`: documents from a JSON array or NDJSON stream into a store, in batches. */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import type { LoadOptions, ReplaceOptions } from '../dynamic.js';
+import type { LoadOptions, ReplaceOptions } from '../core/store.js';
 import type { Envelope, EnvelopeError } from '../envelope.js';
-import type { StoreLike } from '../http/types.js';
+import type { StoreLike } from '../core/store-like.js';
 
 /** Where bad lines are reported: anything with `write(text)` (stderr, or a progress bar's log). */
 export interface TextSink {

@@ -111,7 +111,9 @@ program
   .argument('<type>', 'document type, e.g. Well')
   .option('--db <file|url>', 'SQLite file (must exist), or postgres://…[?schema=name]', './consolidata.db')
   .option('--query <json>', 'query object, e.g. \'{"basinName":"Permian"}\'')
-  .action(async (type: string, o: { db: string; query?: string }) => {
+  .option('--sort-by <paths>', 'field paths to order the lines by, most significant first, e.g. pwi,prodDate')
+  .option('--sort-order <orders>', '1 or -1: one for every --sort-by path, or one each, e.g. 1,-1')
+  .action(async (type: string, o: { db: string; query?: string; sortBy?: string; sortOrder?: string }) => {
     let query: unknown = {};
     if (o.query !== undefined) {
       try {
@@ -125,7 +127,13 @@ program
       if (e.code === 'EPIPE') process.exit(0);
       fatal(e.message);
     });
-    process.exitCode = await exportCommand({ type, db: o.db, query, stdout: process.stdout, stderr: process.stderr });
+    // Lists as the store takes them (a single path or order as itself); the store checks them.
+    const list = (v: string, f: (x: string) => unknown) => (v.includes(',') ? v.split(',').map(f) : f(v));
+    const sort = {
+      ...(o.sortBy !== undefined ? { sortBy: list(o.sortBy, (x) => x.trim()) } : {}),
+      ...(o.sortOrder !== undefined ? { sortOrder: list(o.sortOrder, (x) => (/^\s*-?\d+\s*$/.test(x) ? Number(x) : x)) } : {}),
+    };
+    process.exitCode = await exportCommand({ type, db: o.db, query, sort, stdout: process.stdout, stderr: process.stderr });
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => fatal((e as Error).message));

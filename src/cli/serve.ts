@@ -2,12 +2,12 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DynamicStore } from '../dynamic.js';
+import type { DynamicStore } from '../store.js';
 import { basicAuth } from '../http/auth.js';
 import { createNodeHandler } from '../http/node.js';
 import { configureServer } from '../http/server.js';
 import { sampleData } from '../sample.js';
-import { createPool, type PooledStore } from '../server/pool.js';
+import { createPool, type PooledStore } from '../pool/pool.js';
 import { isPostgresUrl, openDb, shownDb, type JournalOptions } from './db.js';
 
 export interface ServeOptions {
@@ -33,7 +33,7 @@ export interface ServeOptions {
    * for a file the OS does not keep cached: README "Cold files"). A PostgreSQL database refuses it.
    */
   mmapSize?: number;
-  /** SQLite: the pool's worker script (default: dist/server-worker.js beside the CLI); tests pass a bundle. */
+  /** SQLite: the pool's worker script (default: dist/pool-worker.js beside the CLI); tests pass a bundle. */
   workerScript?: string;
   /** The explorer's built files, served at `/` (default: dist/explorer beside the CLI); tests pass a fresh build. */
   explorerDir?: string;

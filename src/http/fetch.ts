@@ -1,41 +1,34 @@
 /** Fetch bridge: `Request → Response` over the routing core (Hono, Bun, Deno, Next route handlers). */
+import { BoundedBody } from './body.js';
 import { createRouter } from './route.js';
-import { BodyError, type HttpOptions, type StoreInput } from './types.js';
+import type { StoreInput } from '../core/store-like.js';
+import { BodyError, type HttpOptions } from './types.js';
 
-/** Reads a Fetch body, cancelling the stream as soon as it crosses `limit`. */
+/** Reads a Fetch body, cancelling the stream as soon as it crosses `limit` or nests too deep (BoundedBody). */
 export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {
   const declared = request.headers.get('content-length');
   if (declared !== null && Number(declared) > limit) throw new BodyError(413, 'too large');
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const body = new BoundedBody(limit);
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
-        await reader.cancel().catch(() => undefined);
-        throw new BodyError(413, 'too large');
-      }
-      chunks.push(value);
+      body.push(value);
     }
   } catch (e) {
-    if (e instanceof BodyError) throw e;
+    if (e instanceof BodyError) {
+      await reader.cancel().catch(() => undefined);
+      throw e;
+    }
     throw new BodyError(400, `could not be read (${(e as Error)?.message ?? e})`);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+  return body.bytes();
 }
 
 /** A streamed answer as a Fetch body: a chunk is read from the store only when the client's side pulls one. */
-function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+function textStream(chunks: AsyncIterable<string | Uint8Array>): ReadableStream<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
@@ -43,7 +36,7 @@ function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
       try {
         const { value, done } = await it.next();
         if (done) controller.close();
-        else controller.enqueue(encoder.encode(value));
+        else controller.enqueue(typeof value === 'string' ? encoder.encode(value) : value);
       } catch (e) {
         // A failure after the status was sent: the body errors, the client sees it cut.
         controller.error(e);

@@ -1,17 +1,18 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BoundedBody } from './body.js';
 import { createRouter } from './route.js';
-import { BodyError, type CoreResponse, type HttpOptions, type StoreInput } from './types.js';
+import type { StoreInput } from '../core/store-like.js';
+import { BodyError, type CoreResponse, type HttpOptions } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
-/** Reads a node request body, stopping (and pausing the socket) as soon as it crosses `limit`. */
+/** Reads a node request body, stopping (and pausing the socket) as soon as it crosses `limit` or nests too deep (BoundedBody). */
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(new BodyError(413, 'too large'));
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
+    const body = new BoundedBody(limit);
     const cleanup = () => {
       req.off('data', onData);
       req.off('end', onEnd);
@@ -19,18 +20,17 @@ export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8
       req.off('aborted', onAborted);
     };
     const onData = (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > limit) {
+      try {
+        body.push(chunk);
+      } catch (e) {
         cleanup();
         req.pause();
-        reject(new BodyError(413, 'too large'));
-        return;
+        reject(e);
       }
-      chunks.push(chunk);
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, size));
+      resolve(body.bytes());
     };
     const onError = (e: Error) => {
       cleanup();
@@ -75,7 +75,7 @@ function drained(res: ServerResponse): Promise<void> {
  * Writes a streamed answer chunk by chunk, waiting for the socket to drain: a slow reader holds one chunk. An answer
  * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one.
  */
-async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string>): Promise<void> {
+async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
   const chunks = body[Symbol.asyncIterator]();
   try {
     const first = await chunks.next();
@@ -87,8 +87,8 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
       return;
     }
     res.writeHead(out.status, out.headers);
-    let next: IteratorResult<string> = first;
-    let peeked: IteratorResult<string> | undefined = second;
+    let next: IteratorResult<string | Uint8Array> = first;
+    let peeked: IteratorResult<string | Uint8Array> | undefined = second;
     while (!next.done) {
       // The client left: return() ends the iteration, which stops the query's work.
       if (res.destroyed) {
@@ -105,6 +105,31 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
     // truncated answer, never a complete wrong one.
     res.destroy();
   }
+}
+
+/** How long a connection closed on an unread body goes on taking (and dropping) what its client still sends. */
+const LINGER_MS = 2000;
+
+/**
+ * Closes a connection whose request body was left unread, after its answer: half-closed, then what the client still
+ * sends is read and dropped (at most `limit` bytes, for at most LINGER_MS) before it is destroyed. Closed at once with
+ * unread bytes, the connection is reset, and a client still sending may lose the answer (RFC 9112, 9.6).
+ */
+function lingeringClose(req: IncomingMessage, limit: number): void {
+  const socket = req.socket;
+  if (!socket || socket.destroyed) return;
+  // node:http's own close of a `connection: close` answer (destroySoon) destroys the socket once written: let it linger.
+  socket.removeListener('finish', socket.destroy);
+  socket.end();
+  let left = limit;
+  const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.byteLength;
+    if (left < 0) socket.destroy();
+  });
+  req.resume();
 }
 
 /**
@@ -149,8 +174,8 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
         const text = JSON.stringify(out.envelope);
         res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
         res.end(text);
-        // An unread body (too large, or unauthenticated) is not drained: close the connection instead of reading it.
-        if (out.headers.connection === 'close') res.once('finish', () => req.socket?.destroySoon?.());
+        // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.
+        if (out.headers.connection === 'close') res.once('finish', () => lingeringClose(req, router.maxBodyBytes));
       })
       // Nothing thrown while answering may reach the host process as an unhandled rejection: cut the answer.
       .catch(() => res.destroy());

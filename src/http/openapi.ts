@@ -89,7 +89,7 @@ const SHARED: Record<string, JsonSchema> = {
   },
   'api.GeoPoint': {
     type: 'object',
-    description: 'A GeoJSON Point. Every GeoPoint field has an R*Tree: queries take `bounds` and `polygon` on it.',
+    description: 'A GeoJSON Point. Every GeoPoint field has a spatial index: queries take `bounds`, `polygon` and `near` on it.',
     required: ['type', 'coordinates'],
     properties: { type: { const: 'Point' }, coordinates: ref('api.Position') },
   },
@@ -112,6 +112,19 @@ const SHARED: Record<string, JsonSchema> = {
       { type: 'array', items: ref('api.Ring'), minItems: 1 },
       { type: 'object', required: ['type', 'coordinates'], properties: { type: { const: 'Polygon' }, coordinates: { type: 'array', items: ref('api.Ring'), minItems: 1 } } },
     ],
+  },
+  'api.Near': {
+    type: 'object',
+    description:
+      'Points within maxDistance metres (and at least minDistance) of point along the sphere (haversine, radius 6,371,008.8 m), both inclusive. ' +
+      'With sortBy naming the field, answers come nearest first (an extension of the service\'s API).',
+    required: ['point', 'maxDistance'],
+    properties: {
+      point: { anyOf: [ref('api.Position'), { type: 'object', required: ['type', 'coordinates'], properties: { type: { const: 'Point' }, coordinates: ref('api.Position') } }] },
+      maxDistance: { type: 'number', minimum: 0, description: 'Metres.' },
+      minDistance: { type: 'number', minimum: 0, description: 'Metres (default 0).' },
+    },
+    additionalProperties: false,
   },
   'api.Regex': {
     type: 'string',
@@ -183,7 +196,7 @@ function condition(cat: Category): JsonSchema {
     gte: nullable(compare),
   };
   if (!NO_REGEX.has(cat)) ops.regex = ref('api.Regex');
-  if (cat === 'geopoint') Object.assign(ops, { bounds: ref('api.Bounds'), polygon: ref('api.Polygon') });
+  if (cat === 'geopoint') Object.assign(ops, { bounds: ref('api.Bounds'), polygon: ref('api.Polygon'), near: ref('api.Near') });
   const operators: JsonSchema = {
     type: 'object',
     description: 'Operators, all applied together; names in any case (`gte`, `Gte`). An empty object or an unknown operator is INVALID_QUERY.',
@@ -254,8 +267,16 @@ const QUERY_OPTIONS: JsonSchema = {
   properties: {
     limit: { type: 'integer', minimum: 0, description: 'Documents per answer; 0 or absent: no limit.' },
     skip: { type: 'integer', minimum: 0 },
-    sortBy: { type: 'string', description: 'A field path. Ties break by insertion order; without sortBy, insertion order.' },
-    sortOrder: { enum: [1, -1, 0], description: '1 ascending (the default with sortBy), -1 descending, 0 none.' },
+    sortBy: {
+      anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 8, uniqueItems: true }],
+      description:
+        'A field path, or several (most significant first; an extension of the service\'s API). A GeoPoint field with a `near` condition sorts by distance. Ties break by insertion order; without sortBy, insertion order.',
+    },
+    sortOrder: {
+      anyOf: [{ enum: [1, -1, 0] }, { type: 'array', items: { enum: [1, -1] }, minItems: 1, maxItems: 8 }],
+      description: '1 ascending (the default with sortBy), -1 descending, 0 none; with several sortBy keys, one order for all or one per key.',
+    },
+    distance: { type: 'string', description: 'With one `near` condition: each document gets its distance in metres under this name (an extension of the service\'s API).' },
     cursor: { type: ['string', 'null'], description: 'The `cursor` of the previous page, with the same query and sort.' },
     fields: {
       type: 'array',

@@ -4,7 +4,8 @@ import { envelope, type Envelope } from '../envelope.js';
 import { renderReference } from './docs.js';
 import { openApiDocument } from './openapi.js';
 import { STATUS, type Described, type Site, type Streamed } from './route.js';
-import type { CoreRequest, StoreLike } from './types.js';
+import type { StoreLike } from '../core/store-like.js';
+import type { CoreRequest } from './types.js';
 
 /** The catalogue a store serves, read through its own `types` and `schema` answers (so a pool's too). */
 async function catalogueOf(store: StoreLike): Promise<Catalogue | Envelope<unknown>> {

@@ -1,11 +1,11 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
-import { LIMITS } from '../limits.js';
 import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
-import { BodyError, dynamicOf, V1_REQUESTS, type CoreRequest, type CoreResponse, type HttpOptions, type StoreInput, type StoreLike } from './types.js';
+import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
+import { BodyError, V1_REQUESTS, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -16,7 +16,7 @@ type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => P
 /** A query answer to stream: its status comes from `head` (a success), its JSON text from `body`. */
 export interface Streamed {
   head: Envelope<unknown>;
-  body: AsyncIterable<string>;
+  body: AsyncIterable<string | Uint8Array>;
   /** Headers replacing the JSON ones (an event stream, a page). */
   headers?: Record<string, string>;
 }
@@ -181,8 +181,46 @@ async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unk
   return { head: envelope(), body: eventStream(events), headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
 }
 
-/** Server-Sent Events of a feed, with a heartbeat comment while it is idle. */
-async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string> {
+/** Most bytes of events sent in one chunk: a stream behind is sent its backlog in writes of about this size. */
+const CHUNK_BYTES = 64 * 1024;
+
+const encoder = new TextEncoder();
+
+/**
+ * Each change event's SSE bytes, made once whatever the number of streams sending it: subscribers of the same type
+ * and query are handed the same event objects by the store's one reader, so a commit costs one serialisation and one
+ * encoding per event, and each stream's write only copies bytes.
+ */
+const sseEvents = new WeakMap<object, Uint8Array>();
+function sseEvent(e: { seq: number }): Uint8Array {
+  let bytes = sseEvents.get(e);
+  if (bytes === undefined) {
+    bytes = encoder.encode(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
+    sseEvents.set(e, bytes);
+  }
+  return bytes;
+}
+
+/** The parts as one array of bytes. */
+function joinBytes(parts: Uint8Array[], size: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** Resolves null after the microtasks queued now: events already buffered arrive before it. */
+const afterBuffered = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 0));
+
+/**
+ * Server-Sent Events of a feed, with a heartbeat comment while it is idle. The events already buffered go out in one
+ * chunk (one write per commit per stream, not one per event), up to CHUNK_BYTES.
+ */
+async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string | Uint8Array> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
   yield 'retry: 1000\n\n';
   yield ': consolidata change feed\n\n';
@@ -198,8 +236,24 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
         continue;
       }
       if (step.done) return;
-      yield `id: ${step.value.seq}\nevent: change\ndata: ${JSON.stringify(step.value)}\n\n`;
+      const parts = [sseEvent(step.value)];
+      let size = parts[0]!.byteLength;
       pending = events.next();
+      let ended = false;
+      while (size < CHUNK_BYTES) {
+        const more = await Promise.race([pending, afterBuffered()]);
+        if (more === null) break;
+        if (more.done) {
+          ended = true;
+          break;
+        }
+        const bytes = sseEvent(more.value);
+        parts.push(bytes);
+        size += bytes.byteLength;
+        pending = events.next();
+      }
+      yield joinBytes(parts, size);
+      if (ended) return;
     }
   } finally {
     await events.return(undefined);
@@ -269,42 +323,10 @@ export function isJsonContentType(value: string | null): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Levels of a request body above a document's own (the body object, its `body` array, a `$`-operator or two). */
-const BODY_LEVELS = 4;
-/** Deepest nesting of arrays and objects a request body may have: deeper than any valid document or query needs. */
-const MAX_BODY_DEPTH = LIMITS.depth + BODY_LEVELS;
-
-/**
- * True when JSON bytes nest arrays and objects deeper than `max`: one pass over the bytes, no allocation, so a
- * hostile `[[[[…` body is refused before JSON.parse spends seconds and gigabytes on it. Brackets inside strings do
- * not count (multi-byte UTF-8 never holds an ASCII byte); malformed JSON is left to JSON.parse.
- */
-function nestsDeeper(bytes: Uint8Array, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (inString) {
-      if (b === 0x5c) i++; // a backslash: the escaped byte is not a quote
-      else if (b === 0x22) inString = false;
-    } else if (b === 0x22) inString = true;
-    else if (b === 0x5b || b === 0x7b) {
-      if (++depth > max) return true;
-    } else if (b === 0x5d || b === 0x7d) depth--;
-  }
-  return false;
-}
-
-/** Bytes → the request's JSON object, or the envelope saying why not. */
+/** Bytes (bounded in size and depth by their reader, BoundedBody) → the request's JSON object, or the envelope saying why not. */
 export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: true; value: Json } | { ok: false; envelope: Envelope<unknown> } {
   let value: unknown;
   if (source instanceof Uint8Array) {
-    if (nestsDeeper(source, MAX_BODY_DEPTH)) {
-      return {
-        ok: false,
-        envelope: bad(`request body: nested deeper than ${MAX_BODY_DEPTH} levels; documents and values nest at most ${LIMITS.depth} (LIMITS.depth)`),
-      };
-    }
     let text: string;
     try {
       text = utf8.decode(source);
@@ -469,7 +491,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       if (e instanceof BodyError) {
         return e.status === 413
           ? failWith('PAYLOAD_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`, { connection: 'close' })
-          : failWith('INVALID_REQUEST', `request body: ${e.message}`);
+          : // The rest of the body is unread (nested too deep) or unreadable: the connection closes instead of draining it.
+            failWith('INVALID_REQUEST', `request body: ${e.message}`, { connection: 'close' });
       }
       return internal(e);
     }

@@ -1,44 +1,9 @@
 /** The option and request types of the HTTP adapter, shared by the routing core and both bridges. */
 import type { Envelope } from '../envelope.js';
 
-/** Per-request control the adapter passes to a store: `signal` aborts when the client goes away. */
-export interface RequestControl {
-  signal?: AbortSignal;
-}
 
-/** A query's answer as JSON text chunks (the pool's `queryStream`): `failure` is a refusal, else the chunks follow. */
-export interface QueryStreamLike extends AsyncIterable<string> {
-  readonly failure: Envelope<unknown> | null;
-}
-
-/** The untyped store operations the adapter calls: a `DynamicStore` (`DataStore#dynamic`), or a pool (`createPool`). */
-export interface StoreLike {
-  query(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
-  insert(type: string, docs: unknown, options?: { atomic?: boolean; activityId?: string }): Promise<Envelope<unknown>>;
-  replace(type: string, docs: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
-  update(type: string, query: unknown, body: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
-  delete(type: string, query: unknown, options?: { activityId?: string }): Promise<Envelope<unknown>>;
-  types(): Promise<Envelope<unknown>>;
-  schema(type: string): Promise<Envelope<unknown>>;
-  withUser(userId: string): StoreLike;
-  /** The change feed (`GET /data/changes`); absent: the route answers that the store has none. */
-  watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal }): AsyncGenerator<{ seq: number }, void, undefined>;
-  changes?(type?: string, options?: { since?: number; query?: unknown; limit?: number; waitMs?: number; signal?: AbortSignal }): Promise<Envelope<unknown>>;
-  /** A store that streams a query's answer (the pool): the adapter then writes it chunk by chunk, never whole. */
-  queryStream?(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStreamLike>;
-}
-
-/** What the adapter and the CLI accept: a `DataStore` of any catalogue (its `dynamic` view is used) or a `DynamicStore`. */
 /** The requests of the `/v1/data` route family (`request`, in any case). */
 export const V1_REQUESTS = ['get', 'insert', 'replace', 'update', 'delete', 'types', 'schema'] as const;
-
-export type StoreInput = StoreLike | { readonly dynamic: StoreLike };
-
-/** The untyped view of a store the adapter was given. */
-export function dynamicOf(store: StoreInput): StoreLike {
-  if (store && typeof store === 'object' && 'dynamic' in store && store.dynamic && typeof store.dynamic.query === 'function') return store.dynamic;
-  return store as StoreLike;
-}
 
 /** What `authenticate` sees of a request: enough to check credentials, never the body. */
 export interface AuthRequest {
@@ -93,7 +58,7 @@ export interface CoreResponse {
   headers: Record<string, string>;
   envelope: Envelope<unknown>;
   /** A streamed answer: the envelope's JSON text, chunk by chunk (`envelope` is then only its successful head). */
-  body?: AsyncIterable<string>;
+  body?: AsyncIterable<string | Uint8Array>;
 }
 
 /** Thrown by body readers: the request cannot be read (413 too large, 400 broken). */

@@ -827,11 +827,14 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
 
 /**
  * A cursor's key as the next page binds it: a scalar field's numbers as numbers, booleans as 'true'/'false'; for other
- * paths, numbers (rank 1) as numbers and the rest as text; NULL for null and missing.
+ * paths (and distances), numbers (rank 1) as numbers and the rest as text; NULL for null and missing. Several sort
+ * keys: their JSON array's text.
  */
 function keyOf(rank: number, key: string | null, plan: QueryPlan): string | number | null {
   if (key === null || rank === 0) return null;
-  const field = plan.sort?.path.scalar ? plan.sort.path.field : undefined;
+  const first = plan.sort && plan.sort.keys.length === 1 ? plan.sort.keys[0]! : null;
+  if (plan.sort && !first) return key;
+  const field = first?.path.scalar && !first.near ? first.path.field : undefined;
   const numeric = field ? ['int32', 'int64', 'number'].includes(field.category) : rank === 1;
   return numeric ? Number(key) : key;
 }

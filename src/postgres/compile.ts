@@ -4,8 +4,8 @@
  */
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan } from '../query/ast.js';
-import { compileWhere as whereOf, sortShape, type Select } from '../sql/compile.js';
-import { bound, sql, type Sql } from '../sql/fragment.js';
+import { compileWhere as whereOf, sortShape, withDistance, type Select } from '../sql/compile.js';
+import { bound, join, sql, type Sql } from '../sql/fragment.js';
 import { postgres, toPostgres } from './dialect.js';
 import { key } from './names.js';
 
@@ -57,11 +57,13 @@ export type PgSelect = Select;
  * and key, for the cursor of the next page.
  * @example selectStatement('"public"."docs_Well"', 'true', plan)
  */
-export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields'>): PgSelect {
+export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance'>): PgSelect {
   const shape = sortShape(postgres, plan.sort);
-  // The answer's text: the stored document, or its projection (options.fields).
-  const body = plan.fields ? `${projection(plan.fields)} AS body` : 'body';
-  const order = shape.keys.map((k) => `${k.expr} ${k.direction}`).join(', ');
+  // The answer's text: the stored document, or its projection (options.fields), with its distance (options.distance).
+  const body = sql`${withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan)} AS body`;
+  // A value a key binds is bound once however often the statement reads the key (and only where it is read:
+  // PostgreSQL refuses a statement with a value it does not use).
+  const order = join(shape.keys.map((k) => sql`${k.expr} ${k.direction}`), ', ');
   const count = toPostgres(sql`SELECT count(*) FROM ${table} WHERE ${where}`);
   const paged = plan.limit > 0 || plan.skip > 0;
   const statement = (s: Sql, keyed: boolean): PgSelect => {
@@ -69,7 +71,7 @@ export function selectStatement(table: string, where: Sql | string, plan: Pick<Q
     return { sql: text, params, countSql: count.sql, countParams: count.params, paged, keyed };
   };
   if (!paged) return statement(sql`SELECT ${body} FROM ${table} WHERE ${where} ORDER BY ${order}`, false);
-  const columns = shape.keys.map((k, i) => `${k.expr} AS k${i}`).join(', ');
+  const columns = join(shape.keys.map((k, i) => sql`${k.expr} AS k${i}`), ', ');
   const again = shape.keys.map((k, i) => `p.k${i} ${k.direction}`).join(', ');
   if (plan.limit > 0) {
     const filter = plan.after ? sql`(${where}) AND ${shape.after(plan.after)}` : where;

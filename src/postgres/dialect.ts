@@ -10,11 +10,12 @@ import type { FieldInfo } from '../catalogue/index.js';
 import type { Category } from '../catalogue/kinds.js';
 import { requestError } from '../envelope.js';
 import { shown } from '../limits.js';
-import type { Sort, Step } from '../query/ast.js';
+import type { SortKey, Step } from '../query/ast.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Comparison, type Dialect, type JsonSource } from '../sql/dialect.js';
 import { bound, join, render, sql, type Compiled, type Param, type Sql } from '../sql/fragment.js';
 import { put } from '../catalogue/validate.js';
+import { TINY } from '../geo/near.js';
 import { contextStatement } from './journal.js';
 import { key } from './names.js';
 import { toPostgresRegex } from './regex.js';
@@ -267,7 +268,13 @@ export const postgres: Dialect = {
   seqCast: 'bigint',
   doc: DOC,
   direction: (asc) => (asc ? 'ASC NULLS FIRST' : 'DESC NULLS LAST'),
-  rank: (test) => `${test}::int`,
+  rank: (test) => sql`${test}::int`,
+  // Coordinates below TINY read as zero: PostgreSQL refuses a product that underflows, as a distance's would.
+  coordinates: (field) => [0, 1].map((i) => `(CASE WHEN abs(${coordText(field, i as 0 | 1)}::float8) < ${TINY} THEN 0 ELSE ${coordText(field, i as 0 | 1)}::float8 END)`) as [string, string],
+  atMostOne: (x) => sql`least(1, ${x})`,
+  // float8's text output is the shortest that reads back as the same double (extra_float_digits ≥ 1, the default).
+  floatText: (x) => sql`(${x})::text`,
+  tuple: (items) => sql`jsonb_build_array(${join(items, ', ')})::text`,
   scalar: (path) => fieldExpr(path.field!),
   scalarValue: (value, path) => bound(value, castOf(path.field!.category)),
   anyOf(values, path) {
@@ -322,11 +329,17 @@ export const postgres: Dialect = {
   },
   geo(c) {
     const field = c.path.steps[0]!.name;
-    const [minX, minY, maxX, maxY] = c.box;
     const f8 = (v: number) => bound(v, 'float8');
-    const box = sql`box(point(${f8(widen(minX, -1))}, ${f8(widen(minY, -1))}), point(${f8(widen(maxX, 1))}, ${f8(widen(maxY, 1))}))`;
+    const box = ([minX, minY, maxX, maxY]: readonly number[]) =>
+      sql`box(point(${f8(widen(minX!, -1))}, ${f8(widen(minY!, -1))}), point(${f8(widen(maxX!, 1))}, ${f8(widen(maxY!, 1))}))`;
+    if (c.op === 'near') {
+      // The GiST index finds the candidates of each box (a BitmapOr of two across the antimeridian); the distance decides.
+      const found = c.boxes.map((b) => sql`${pointExpr(field)} <@ ${box(b)}`);
+      return found.length === 1 ? found[0]! : sql`(${join(found, ' OR ')})`;
+    }
+    const [minX, minY, maxX, maxY] = c.box;
     // The GiST index finds candidates; the box is decided exactly on the stored doubles, edges included.
-    return sql`${pointExpr(field)} <@ ${box} AND ${coordText(field, 0)}::float8 BETWEEN ${f8(minX)} AND ${f8(maxX)} AND ${coordText(field, 1)}::float8 BETWEEN ${f8(minY)} AND ${f8(maxY)}`;
+    return sql`${pointExpr(field)} <@ ${box(c.box)} AND ${coordText(field, 0)}::float8 BETWEEN ${f8(minX)} AND ${f8(maxX)} AND ${coordText(field, 1)}::float8 BETWEEN ${f8(minY)} AND ${f8(maxY)}`;
   },
   operand(c) {
     // Operands PostgreSQL cannot bind: no stored value equals them; comparisons keep their answers (see comparable).
@@ -370,7 +383,7 @@ export const postgres: Dialect = {
    * rest by text: strings as themselves, booleans as false < true, objects and arrays as their exact JSON text from
    * `body`, all in UTF-8 byte order. A sort path is read without array traversal: `->` through an array is NULL.
    */
-  pathSort(sort: Sort) {
+  pathSort(sort: SortKey) {
     const asc = sort.order === 1;
     const direction = asc ? 'ASC NULLS FIRST' : 'DESC NULLS LAST';
     const cmp = asc ? '>' : '<';
@@ -384,16 +397,17 @@ export const postgres: Dialect = {
       `((CASE jsonb_typeof(${v}) WHEN 'string' THEN ${v} #>> '{}' WHEN 'boolean' THEN ${v} #>> '{}' ` +
       `WHEN 'object' THEN ${text}::text WHEN 'array' THEN ${text}::text END) COLLATE "C")`;
     return {
-      keys: [{ expr: rank, direction }, { expr: num, direction }, { expr: str, direction }, { expr: 'seq', direction: 'ASC' }],
+      keys: [{ expr: rank, direction }, { expr: num, direction }, { expr: str, direction }],
       rank,
       key: `(CASE WHEN ${rank} = 1 THEN ${num}::text ELSE ${str} END)`,
-      after(at) {
-        const s = bound(at.seq, 'bigint');
-        const r = bound(at.rank, 'int');
-        const k = (cast: string) => bound(cast === 'text' ? String(at.key) : at.key, cast);
-        const within = (x: string, p: Param) => sql`(${x} ${cmp} ${p} OR (${x} = ${p} AND seq > ${s}))`;
-        const rest = at.rank === 0 || at.key === null ? sql`seq > ${s}` : at.rank === 1 ? within(num, k('numeric')) : within(str, k('text'));
-        return sql`(${rank} ${cmp} ${r} OR (${rank} = ${r} AND ${rest}))`;
+      beyond(at, key) {
+        const r = bound(at, 'int');
+        const within = at === 0 || key === null ? 'false' : at === 1 ? sql`${num} ${cmp} ${bound(key, 'numeric')}` : sql`${str} ${cmp} ${bound(String(key), 'text')}`;
+        return sql`(${rank} ${cmp} ${r} OR (${rank} = ${r} AND ${within}))`;
+      },
+      same(at, key) {
+        const level = at === 0 || key === null ? 'true' : at === 1 ? sql`${num} = ${bound(key, 'numeric')}` : sql`${str} = ${bound(String(key), 'text')}`;
+        return sql`(${rank} = ${bound(at, 'int')} AND ${level})`;
       },
     };
   },

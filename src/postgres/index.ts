@@ -9,9 +9,8 @@
  */
 import type { BuiltinCatalogue, CatalogueShape } from '../catalogue/index.js';
 import { describe } from '../catalogue/validate.js';
-import { DynamicStore } from '../dynamic.js';
 import { resolveSettings, type OpenOptions } from '../settings.js';
-import { DataStore } from '../store.js';
+import { DataStore, DynamicStore } from '../store.js';
 import { PostgresBackend, type PgPoolLike } from './backend.js';
 import { distributionOf } from './citus.js';
 

@@ -1,7 +1,7 @@
 /** The checked form of a query: plain frozen data the compiler turns into SQL. */
 import type { FieldInfo } from '../catalogue/index.js';
 
-export const OPERATORS = ['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'regex', 'bounds', 'polygon'] as const;
+export const OPERATORS = ['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'regex', 'bounds', 'polygon', 'near'] as const;
 export type Operator = (typeof OPERATORS)[number];
 
 /** A JSON path step: a member name followed by zero or more array indexes (`a.0` → a[0]). */
@@ -27,11 +27,32 @@ export type Condition =
   | { readonly op: 'lt' | 'lte' | 'gt' | 'gte'; readonly path: FieldPath; readonly value: string | number | boolean }
   | { readonly op: 'regex'; readonly path: FieldPath; readonly source: string; readonly flags: string }
   | { readonly op: 'bounds'; readonly path: FieldPath; readonly box: readonly [number, number, number, number] }
-  | { readonly op: 'polygon'; readonly path: FieldPath; readonly rings: readonly (readonly (readonly number[])[])[]; readonly box: readonly [number, number, number, number] };
+  | { readonly op: 'polygon'; readonly path: FieldPath; readonly rings: readonly (readonly (readonly number[])[])[]; readonly box: readonly [number, number, number, number] }
+  | Near;
 
-export interface Sort {
+/**
+ * A `near` condition: points within `max` metres (and at least `min`) of `point` along the sphere (src/geo/near.ts).
+ * `boxes` hold that cap in lon/lat degrees (two across the antimeridian): the index prefilter, never losing a point.
+ */
+export interface Near {
+  readonly op: 'near';
+  readonly path: FieldPath;
+  readonly point: readonly [number, number];
+  readonly max: number;
+  readonly min: number;
+  readonly boxes: readonly (readonly [number, number, number, number])[];
+}
+
+/** One sort key: a path and its direction; `near` when the key is the distance to that condition's point. */
+export interface SortKey {
   readonly path: FieldPath;
   readonly order: 1 | -1;
+  readonly near?: Near;
+}
+
+/** The keys a result is sorted by, most significant first (ties then by insertion order). */
+export interface Sort {
+  readonly keys: readonly SortKey[];
 }
 
 /** A position in a sorted result (see cursor.ts): the last document's sort rank and key, its seq, and the total when paging began. */
@@ -61,6 +82,8 @@ export interface QueryPlan {
    * no limit and continues no cursor (no cursor can follow its answer, and the digest costs a hash per query).
    */
   readonly shape: string;
+  /** options.distance: each answered document gets the distance (metres) to this `near` condition's point, under `name`. */
+  readonly distance: { readonly name: string; readonly near: Near } | null;
   /** Warnings for the envelope's `issues`. */
   readonly issues: readonly string[];
 }

@@ -3,9 +3,10 @@ import { BoundedCache } from '../cache.js';
 import { didYouMean, type FieldInfo, type TypeInfo } from '../catalogue/index.js';
 import { OBJECT_CATEGORIES, SCALAR_CATEGORIES } from '../catalogue/kinds.js';
 import { describe, isPlainObject, jsonValue } from '../catalogue/validate.js';
-import { ringsError } from '../geo/validate.js';
+import { lonLatError, ringsError } from '../geo/validate.js';
+import { capBoxes, EARTH_RADIUS } from '../geo/near.js';
 import { collect, requestError, RequestError, type EnvelopeError } from '../envelope.js';
-import { OPERATORS, type Condition, type FieldPath, type Operator, type QueryPlan, type Sort, type Step } from './ast.js';
+import { OPERATORS, type Condition, type FieldPath, type Near, type Operator, type QueryPlan, type Sort, type SortKey, type Step } from './ast.js';
 import { dateError, normalizeDate } from '../catalogue/dates.js';
 import { parseRegex } from './regex.js';
 import { decodeCursor, shapeOf } from './cursor.js';
@@ -14,7 +15,12 @@ import { LIMITS, shown } from '../limits.js';
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 const INDEX = /^(0|[1-9][0-9]{0,8})$/;
 const OPS = new Map<string, Operator>(OPERATORS.map((o) => [o.toLowerCase(), o]));
-const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor', 'fields', 'includeDeleted'];
+const OPTION_KEYS = ['limit', 'skip', 'sortBy', 'sortOrder', 'cursor', 'fields', 'includeDeleted', 'distance'];
+const NEAR_KEYS = ['point', 'maxDistance', 'minDistance'];
+/** Half the sphere's circumference: no two points are farther apart. */
+const FARTHEST = Math.PI * EARTH_RADIUS;
+/** Keys in one sortBy list. */
+const SORT_KEYS = 8;
 
 export interface ParseContext {
   type: TypeInfo;
@@ -160,6 +166,27 @@ function parsePolygon(label: string, v: unknown): number[][][] {
   return (rings as number[][][]).map((ring) => ring.map((p) => [p[0]!, p[1]!]));
 }
 
+/** Parses a `near` operand: { point: [lon, lat] (or a GeoJSON Point), maxDistance: metres, minDistance?: metres }. */
+function parseNear(path: FieldPath, label: string, v: unknown): Near {
+  if (!isPlainObject(v)) throw invalid(label, `near takes { point: [longitude, latitude], maxDistance: metres, minDistance?: metres }, got ${describe(v)}`);
+  for (const key of Object.keys(v)) {
+    if (!NEAR_KEYS.includes(key)) throw invalid(`${label}.${key.slice(0, 64)}`, `unknown near option ${shown(key)}${key.length <= LIMITS.nameLength ? didYouMean(key, NEAR_KEYS) : ''}`);
+  }
+  const point = isPlainObject(v.point) && v.point.type === 'Point' ? v.point.coordinates : v.point;
+  const err = lonLatError(point);
+  if (err || (point as unknown[]).length !== 2) throw invalid(`${label}.point`, err ?? 'a position must be [longitude, latitude]');
+  const metres = (key: string, value: unknown): number => {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw invalid(`${label}.${key}`, `expected a distance in metres (a finite number ≥ 0), got ${describe(value)}`);
+    return value;
+  };
+  if (v.maxDistance === undefined) throw invalid(`${label}.maxDistance`, `near needs maxDistance, in metres (${Math.round(FARTHEST)} reaches every point)`);
+  const max = metres('maxDistance', v.maxDistance);
+  const min = v.minDistance === undefined ? 0 : metres('minDistance', v.minDistance);
+  if (min > max) throw invalid(`${label}.minDistance`, `minDistance ${min} is more than maxDistance ${max}`);
+  const at = [(point as number[])[0]!, (point as number[])[1]!] as const;
+  return { op: 'near', path, point: at, max, min, boxes: capBoxes(at, max) };
+}
+
 /** One operator on one path → a condition, or null when it is dropped with a warning. */
 function parseOperator(ctx: ParseContext, path: FieldPath, op: Operator, operand: unknown, label: string, issues: string[]): Condition | null {
   switch (op) {
@@ -193,9 +220,12 @@ function parseOperator(ctx: ParseContext, path: FieldPath, op: Operator, operand
       return { op, path, source: parsed.source, flags: parsed.flags };
     }
     case 'bounds':
-    case 'polygon': {
+    case 'polygon':
+    case 'near': {
       const geo =
-        op === 'bounds'
+        op === 'near'
+          ? parseNear(path, label, operand)
+          : op === 'bounds'
           ? ({ op, path, box: parseBounds(label, operand) } as const)
           : (() => {
               const rings = parsePolygon(label, operand);
@@ -312,12 +342,60 @@ export function parseFields(ctx: ParseContext, v: unknown): readonly FieldPath[]
   return Object.freeze(out);
 }
 
-/** Parses `options` (limit, skip, sortBy, sortOrder, fields). */
+function optionError(key: string, message: string): RequestError {
+  return requestError('INVALID_REQUEST', `options.${key}: ${message}`, { field: `options.${key}` });
+}
+
+/**
+ * Parses `sortBy` and `sortOrder`: one path, or a list of paths (most significant first) with one order for all or
+ * one order per key. A GeoPoint field with a `near` condition on it sorts by the distance to that condition's point.
+ */
+function parseSort(ctx: ParseContext, sortBy: unknown, sortOrder: unknown, near: readonly Near[]): Sort | null {
+  const many = Array.isArray(sortBy);
+  const orders = Array.isArray(sortOrder) ? sortOrder : null;
+  const order = sortOrder ?? 1;
+  if (orders ? !many : order !== 1 && order !== -1 && order !== 0) {
+    throw optionError('sortOrder', `expected 1, -1 or 0${many ? ', or a list of 1 and -1, one for each sortBy key' : ''}, got ${describe(sortOrder)}`);
+  }
+  if (sortBy === undefined || sortBy === null || sortBy === '') return null;
+  if (typeof sortBy !== 'string' && !many) throw optionError('sortBy', `expected a field path or a list of them, got ${describe(sortBy)}`);
+  const texts = (many ? sortBy : [sortBy]) as unknown[];
+  if (texts.length === 0) throw optionError('sortBy', 'name at least one field path, or leave sortBy out for insertion order');
+  if (texts.length > SORT_KEYS) throw optionError('sortBy', `at most ${SORT_KEYS} keys, got ${texts.length}`);
+  if (orders && orders.length !== texts.length) throw optionError('sortOrder', `expected ${texts.length} orders, one for each sortBy key, got ${orders.length}`);
+  if (order === 0) return null;
+  const keys: SortKey[] = [];
+  texts.forEach((text, i) => {
+    const label = many ? `options.sortBy[${i}]` : 'options.sortBy';
+    if (typeof text !== 'string') throw optionError(`sortBy[${i}]`, `expected a field path, got ${describe(text)}`);
+    const path = parseFieldPath(ctx, text, label);
+    if (keys.some((k) => k.path.text === path.text)) throw optionError(`sortBy[${i}]`, `${shown(text)} is named twice`);
+    const o = orders ? orders[i] : order;
+    if (o !== 1 && o !== -1) throw optionError(`sortOrder[${i}]`, `expected 1 or -1, got ${describe(o)}`);
+    const to = near.find((c) => c.path.text === path.text);
+    keys.push(Object.freeze(to ? { path, order: o, near: to } : { path, order: o }));
+  });
+  return Object.freeze({ keys: Object.freeze(keys) });
+}
+
+/** Parses `options.distance`: the name each document's distance is answered under, from the query's one `near` condition. */
+function parseDistance(ctx: ParseContext, v: unknown, near: readonly Near[]): QueryPlan['distance'] {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || !SEGMENT.test(v) || v.length > LIMITS.nameLength) {
+    throw optionError('distance', `expected a field name to answer each document's distance under, got ${describe(v)}`);
+  }
+  if (ctx.type.fields.has(v) || v === 'id') throw optionError('distance', `${ctx.type.name} has a field "${v}"; name the distance something the documents do not hold`);
+  if (near.length !== 1) throw optionError('distance', `the distance is to the point of a near condition: the query needs exactly one, it has ${near.length}`);
+  return Object.freeze({ name: v, near: near[0]! });
+}
+
+/** Parses `options` (limit, skip, sortBy, sortOrder, fields, includeDeleted, distance); `near`: the query's near conditions. */
 export function parseOptions(
   ctx: ParseContext,
   options: unknown,
-): { sort: Sort | null; limit: number; skip: number; fields: readonly FieldPath[] | null; includeDeleted: boolean } {
-  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0, fields: null, includeDeleted: false };
+  near: readonly Near[] = [],
+): { sort: Sort | null; limit: number; skip: number; fields: readonly FieldPath[] | null; includeDeleted: boolean; distance: QueryPlan['distance'] } {
+  if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0, fields: null, includeDeleted: false, distance: null };
   if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`);
   for (const key of Object.keys(options)) {
     if (!OPTION_KEYS.includes(key)) {
@@ -327,29 +405,19 @@ export function parseOptions(
   }
   const limit = nonNegativeInt('options.limit', options.limit);
   const skip = nonNegativeInt('options.skip', options.skip);
-  let sort: Sort | null = null;
-  const order = options.sortOrder ?? 1;
-  if (order !== 1 && order !== -1 && order !== 0) {
-    throw requestError('INVALID_REQUEST', `options.sortOrder: expected 1, -1 or 0, got ${describe(options.sortOrder)}`, { field: 'options.sortOrder' });
-  }
-  if (options.sortBy !== undefined && options.sortBy !== null && options.sortBy !== '') {
-    if (typeof options.sortBy !== 'string') {
-      throw requestError('INVALID_REQUEST', `options.sortBy: expected a field path, got ${describe(options.sortBy)}`, { field: 'options.sortBy' });
-    }
-    const path = parseFieldPath(ctx, options.sortBy, 'options.sortBy');
-    if (order !== 0) sort = { path, order };
-  }
+  const sort = parseSort(ctx, options.sortBy, options.sortOrder, near);
   const includeDeleted = options.includeDeleted ?? false;
   if (typeof includeDeleted !== 'boolean') {
     throw requestError('INVALID_REQUEST', `options.includeDeleted: expected true or false, got ${describe(options.includeDeleted)}`, { field: 'options.includeDeleted' });
   }
-  return { sort, limit, skip, fields: parseFields(ctx, options.fields), includeDeleted };
+  return { sort, limit, skip, fields: parseFields(ctx, options.fields), includeDeleted, distance: parseDistance(ctx, options.distance, near) };
 }
 
 export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): QueryPlan {
   const errors: EnvelopeError[] = [];
   const parsed = collect(errors, () => parseQuery(ctx, query));
-  const opts = collect(errors, () => parseOptions(ctx, options));
+  const near = (parsed?.conditions ?? []).filter((c): c is Near => c.op === 'near');
+  const opts = collect(errors, () => parseOptions(ctx, options, near));
   if (errors.length) throw new RequestError(errors);
   const o = isPlainObject(options) ? options : {};
   const continues = o.cursor !== undefined && o.cursor !== null;

@@ -45,11 +45,18 @@ export type PolygonOperand =
   | readonly (readonly (readonly number[])[])[]
   | { readonly type: 'Polygon'; readonly coordinates: readonly (readonly (readonly number[])[])[] };
 
-/** The operators a field of category Cat takes: `regex` where strings may be, `bounds`/`polygon` on GeoPoint fields. */
+/** A `near` operand: points within `maxDistance` metres (and at least `minDistance`) of `point` along the sphere. */
+export interface NearOperand {
+  readonly point: readonly [number, number] | { readonly type: 'Point'; readonly coordinates: readonly [number, number] };
+  readonly maxDistance: number;
+  readonly minDistance?: number;
+}
+
+/** The operators a field of category Cat takes: `regex` where strings may be, `bounds`/`polygon`/`near` on GeoPoint fields. */
 type OperatorName<Cat extends Category> =
   | 'eq' | 'ne' | 'in' | 'lt' | 'lte' | 'gt' | 'gte'
   | (Cat extends NoRegex ? never : 'regex')
-  | (Cat extends 'geopoint' ? 'bounds' | 'polygon' : never);
+  | (Cat extends 'geopoint' ? 'bounds' | 'polygon' | 'near' : never);
 
 type OperandOf<Op extends string, Cat extends Category> = Op extends 'eq' | 'ne'
   ? Equality<Cat> | null
@@ -61,7 +68,9 @@ type OperandOf<Op extends string, Cat extends Category> = Op extends 'eq' | 'ne'
         ? readonly [number, number, number, number]
         : Op extends 'polygon'
           ? PolygonOperand
-          : Comparison<Cat>;
+          : Op extends 'near'
+            ? NearOperand
+            : Comparison<Cat>;
 
 /**
  * The operator object of a field of category Cat (`Category`: 'int32', 'date', …). Names may be capitalised (v1
@@ -152,10 +161,12 @@ export interface QueryOptions<
   limit?: number;
   /** Matches to skip before the page. */
   skip?: number;
-  /** Field path to sort on. */
-  sortBy?: SortPath<S, C>;
-  /** 1 ascending (default), -1 descending, 0 none. */
-  sortOrder?: 1 | -1 | 0;
+  /** Field path to sort on, or several (most significant first); a GeoPoint field with a `near` condition sorts by distance. */
+  sortBy?: SortPath<S, C> | readonly SortPath<S, C>[];
+  /** 1 ascending (default), -1 descending, 0 none; with several sortBy keys, one order for all or one per key. */
+  sortOrder?: 1 | -1 | 0 | readonly (1 | -1)[];
+  /** With a `near` condition: each document gets its distance in metres under this name. */
+  distance?: string;
   /** Continue after the last document of an earlier answer (its `cursor`), with the same query and sort. */
   cursor?: string | null;
   /**
@@ -175,10 +186,12 @@ export interface IterateOptions<
   C extends CatalogueShape = BuiltinCatalogue,
   F extends FieldName<S, C> = FieldName<S, C>,
 > {
-  /** Field path to sort on. */
-  sortBy?: SortPath<S, C>;
-  /** 1 ascending (default), -1 descending, 0 none. */
-  sortOrder?: 1 | -1 | 0;
+  /** Field path to sort on, or several (most significant first); a GeoPoint field with a `near` condition sorts by distance. */
+  sortBy?: SortPath<S, C> | readonly SortPath<S, C>[];
+  /** 1 ascending (default), -1 descending, 0 none; with several sortBy keys, one order for all or one per key. */
+  sortOrder?: 1 | -1 | 0 | readonly (1 | -1)[];
+  /** With a `near` condition: each document gets its distance in metres under this name. */
+  distance?: string;
   /** Documents yielded at most; 0 or absent: every match. */
   limit?: number;
   /** Documents read per step (default 1,000). */

@@ -2,8 +2,9 @@
  * Checked conditions and sorts → SQL fragments, once for every engine: the dialect (dialect.ts) answers what differs.
  * JSON paths come only from checked path steps (see query/parse.ts); every value is bound.
  */
-import type { Condition, FieldPath, Keyset, Sort, Step } from '../query/ast.js';
-import { COMPARE, type Dialect, type JsonSource, type JsonValue, type SomeValue, type SortShape, type Target } from './dialect.js';
+import { EARTH_RADIUS, RADIANS, TINY } from '../geo/near.js';
+import type { Condition, FieldPath, Keyset, Near, QueryPlan, Sort, SortKey, Step } from '../query/ast.js';
+import { COMPARE, type Dialect, type JsonSource, type JsonValue, type KeyShape, type SomeValue, type SortShape, type Target } from './dialect.js';
 import { bound, join, sql, type Compiled, type Param, type Sql } from './fragment.js';
 import { literalPrefix, prefixEnd } from './prefix.js';
 
@@ -135,7 +136,7 @@ export function compileCondition(d: Dialect, condition: Condition, target: Targe
     if (typeof answered === 'boolean') return answered ? d.true : d.false;
     c = answered;
   }
-  if (c.path.scalar && c.op !== 'bounds' && c.op !== 'polygon') {
+  if (c.path.scalar && c.op !== 'bounds' && c.op !== 'polygon' && c.op !== 'near') {
     if (d.unindexed && target.indexed && !target.indexed.has(c.path.steps[0]!.name)) {
       const other = d.unindexed(c, c.path);
       if (other) return other;
@@ -173,7 +174,43 @@ export function compileCondition(d: Dialect, condition: Condition, target: Targe
     case 'bounds':
     case 'polygon':
       return d.geo(c, target);
+    case 'near': {
+      // The boxes only find candidates: the distance on the stored coordinates decides, both bounds inclusive.
+      const x = distance(d, c);
+      const min = c.min > 0 ? sql` AND ${x} >= ${bound(c.min, 'float8')}` : '';
+      return sql`${d.geo(c, target)} AND ${x} <= ${bound(c.max, 'float8')}${min}`;
+    }
   }
+}
+
+/**
+ * The great-circle distance in metres from a `near` condition's point to the stored point of its field: haversine on
+ * a sphere of radius EARTH_RADIUS, written once for every engine with the same operations as src/geo/near.ts
+ * `haversine` (the point's coordinates below TINY read as zero; see the dialects' `coordinates` for the stored ones).
+ * The point's radians and cosine are bound, so both engines compute from the same doubles. Read only under its `near`
+ * condition, whose prefilter passes stored points alone (PostgreSQL's least() would make a missing point's distance πR).
+ * @example distance(dialect, plan.conditions[0]) // 12742017.6 * asin(min(1, sqrt(...)))
+ */
+export function distance(d: Dialect, c: Near): Sql {
+  const f8 = (v: number) => bound(v, 'float8');
+  const [x, y] = d.coordinates(c.path.steps[0]!.name);
+  const flush = (v: number) => (Math.abs(v) < TINY ? 0 : v);
+  const rad = f8(RADIANS);
+  const lat = f8(flush(c.point[1]) * RADIANS);
+  const lon = f8(flush(c.point[0]) * RADIANS);
+  const cos = f8(Math.cos(flush(c.point[1]) * RADIANS));
+  const h = sql`power(sin((${y} * ${rad} - ${lat}) / 2), 2) + ${cos} * cos(${y} * ${rad}) * power(sin((${x} * ${rad} - ${lon}) / 2), 2)`;
+  return sql`(${f8(2 * EARTH_RADIUS)} * asin(${d.atMostOne(sql`sqrt(${h})`)}))`;
+}
+
+/**
+ * The JSON text of an answered document with its distance added last (options.distance), or `doc` itself.
+ * @example withDistance(dialect, 'json(doc)', plan) // json(doc) minus its `}`, then ,"dist":<metres>}
+ */
+export function withDistance(d: Dialect, doc: string, plan: Pick<QueryPlan, 'distance'>): Sql | string {
+  if (!plan.distance) return doc;
+  // Names are checked against a strict pattern (query/parse.ts): safe inside a JSON string and a SQL literal.
+  return sql`(substr(${doc}, 1, length(${doc}) - 1) || ',"${plan.distance.name}":' || ${d.floatText(distance(d, plan.distance.near))} || '}')`;
 }
 
 /**
@@ -184,27 +221,69 @@ export function compileWhere(d: Dialect, conditions: readonly Condition[], targe
   return conditions.length ? join(conditions.map((c) => compileCondition(d, c, target)), ' AND ') : d.true;
 }
 
+/** How a sort key on a scalar field orders rows: its canonical expression (its index), null and missing first ascending. */
+function scalarKey(d: Dialect, x: Sql | string, asc: boolean, bind: (v: string | number) => Param): KeyShape & { value(v: string | number): Param } {
+  // One Param per kept key: an engine that numbers its placeholders binds it once however often it is compared.
+  const held = new Map<string | number, Param>();
+  const value = (v: string | number) => held.get(v) ?? (held.set(v, bind(v)), held.get(v)!);
+  return {
+    value,
+    keys: [{ expr: x, direction: d.direction(asc) }],
+    rank: d.rank(sql`(${x} IS NOT NULL)`),
+    key: x,
+    beyond(_rank, key) {
+      if (key === null) return asc ? sql`${x} IS NOT NULL` : d.false;
+      const k = value(key);
+      return asc ? sql`${x} > ${k}` : sql`(${x} < ${k} OR ${x} IS NULL)`;
+    },
+    same: (_rank, key) => (key === null ? sql`${x} IS NULL` : sql`${x} = ${value(key)}`),
+  };
+}
+
 /**
- * The order of a sort. A scalar field sorts on its canonical expression (its index), null and missing first
- * ascending; any other path as the dialect ranks types (MongoDB's order across types). No sort: insertion order.
+ * How one sort key orders rows: a `near` field by the distance to its point, a scalar field on its canonical
+ * expression, any other path as the dialect ranks types.
+ * @example keyShape(dialect, plan.sort.keys[0]).keys
+ */
+export function keyShape(d: Dialect, k: SortKey): KeyShape & { value?(v: string | number): Param } {
+  // Every match of a near condition has a point, so a distance is never null: its rank is constant.
+  if (k.near) return { ...scalarKey(d, distance(d, k.near), k.order === 1, (v) => bound(v, 'float8')), rank: d.rank(d.true) };
+  if (k.path.scalar) return scalarKey(d, d.scalar(k.path), k.order === 1, (v) => d.scalarValue(v, k.path));
+  return d.pathSort(k);
+}
+
+/**
+ * The order of a sort: each key's order in turn, ties by insertion order (ascending in both directions). One key
+ * keeps its own rank and key for a cursor; several keep a JSON array of their ranks and keys (the dialect's tuple).
+ * No sort: insertion order.
  * @example sortShape(dialect, plan.sort).keys
  */
 export function sortShape(d: Dialect, sort: Sort | null): SortShape {
   if (!sort) return { keys: [{ expr: d.seq, direction: 'ASC' }], rank: '0', key: 'NULL', after: (at) => sql`${d.seq} > ${bound(at.seq, d.seqCast)}` };
-  if (!sort.path.scalar) return d.pathSort(sort);
-  const x = d.scalar(sort.path);
-  const asc = sort.order === 1;
+  const shapes = sort.keys.map((k) => keyShape(d, k));
+  const one = shapes.length === 1 ? shapes[0]! : null;
+  const first = sort.keys[0]!;
   return {
-    keys: [{ expr: x, direction: d.direction(asc) }, { expr: d.seq, direction: 'ASC' }],
-    rank: d.rank(`(${x} IS NOT NULL)`),
-    key: x,
+    keys: [...shapes.flatMap((s) => s.keys), { expr: d.seq, direction: 'ASC' }],
+    rank: one ? one.rank : d.rank(d.true),
+    key: one ? one.key : d.tuple(shapes.flatMap((s) => [s.rank, s.key])),
     after(at: Keyset) {
-      const s = bound(at.seq, d.seqCast);
-      const seq = d.seq;
-      if (at.key === null) return asc ? sql`(${x} IS NOT NULL OR ${seq} > ${s})` : sql`(${x} IS NULL AND ${seq} > ${s})`;
-      const k = d.scalarValue(at.key, sort.path);
-      // The leading range lets the field's index seek to the position instead of reading every earlier match.
-      return asc ? sql`(${x} >= ${k} AND (${x} > ${k} OR ${seq} > ${s}))` : sql`((${x} <= ${k} AND (${x} < ${k} OR ${seq} > ${s})) OR ${x} IS NULL)`;
+      const kept = one ? [at.rank, at.key] : (JSON.parse(String(at.key)) as (string | number | null)[]);
+      // A leading range on an ascending scalar key lets its index seek to the position instead of reading every earlier match.
+      const lead = kept[1] ?? null;
+      const value = shapes[0]!.value;
+      const seek = !!value && first.order === 1 && lead !== null;
+      // Lexicographic: beyond on a key, or level with it and after on the next ones; last, the insertion order.
+      let rest: Sql | string = sql`${d.seq} > ${bound(at.seq, d.seqCast)}`;
+      for (let i = shapes.length - 1; i >= 0; i--) {
+        const rank = Number(kept[2 * i]);
+        const key = kept[2 * i + 1] ?? null;
+        // Within the seek's range, not beyond the first key is level with it.
+        const level: Sql | string = i === 0 && seek ? rest : sql`(${shapes[i]!.same(rank, key)} AND ${rest})`;
+        rest = sql`(${shapes[i]!.beyond(rank, key)} OR ${level})`;
+      }
+      if (!seek) return rest;
+      return sql`(${shapes[0]!.key} >= ${value(lead)} AND ${rest})`;
     },
   };
 }

@@ -3,7 +3,7 @@
  * engine (how a value is bound, how a JSON member is read, how an array fans out, how a regex or a box is tested).
  * Everything else — which conditions, which paths, MongoDB's rules over arrays, keyset pages — is written once.
  */
-import type { Condition, FieldPath, Keyset, Sort, Step } from '../query/ast.js';
+import type { Condition, FieldPath, Keyset, SortKey, Step } from '../query/ast.js';
 import type { Param, Placeholders, Sql } from './fragment.js';
 
 /** A JSON value as a condition tests it: SQL of its JSON type name (NULL when missing) and of the value itself. */
@@ -32,17 +32,29 @@ export type Comparison = keyof typeof COMPARE;
 
 /** One ORDER BY key. */
 export interface OrderKey {
-  readonly expr: string;
+  readonly expr: Sql | string;
   readonly direction: string;
 }
 
 /** How a sort orders rows: its ORDER BY keys (ties by insertion order), and the rank and key a cursor keeps of a row. */
 export interface SortShape {
   readonly keys: readonly OrderKey[];
-  readonly rank: string;
-  readonly key: string;
+  readonly rank: Sql | string;
+  readonly key: Sql | string;
   /** Rows after a cursor's position, in this order (ties by insertion order, ascending in both directions). */
   after(at: Keyset): Sql;
+}
+
+/**
+ * How one sort key orders rows, for a cursor: its ORDER BY keys (without the insertion-order tie-break), the rank and
+ * key a cursor keeps of a row, and the rows strictly after (`beyond`) or level with (`same`) a kept rank and key.
+ */
+export interface KeyShape {
+  readonly keys: readonly OrderKey[];
+  readonly rank: Sql | string;
+  readonly key: Sql | string;
+  beyond(rank: number, key: string | number | null): Sql | string;
+  same(rank: number, key: string | number | null): Sql | string;
 }
 
 /** Where a condition is compiled: the type's table, whether its spatial index may be used, the fields an index leads. */
@@ -101,7 +113,7 @@ export interface Dialect extends Placeholders, Storage {
   /** ORDER BY direction: null and missing first ascending, last descending. */
   direction(asc: boolean): string;
   /** A boolean test as the integer a cursor's rank holds. */
-  rank(test: string): string;
+  rank(test: Sql | string): Sql | string;
   /** The canonical expression of a scalar top-level field: indexes are declared on exactly this text. */
   scalar(path: FieldPath): string;
   /** A scalar operand, bound as the field's canonical expression compares. */
@@ -116,12 +128,23 @@ export interface Dialect extends Placeholders, Storage {
   compare(op: Comparison, value: number | boolean): (v: JsonValue) => Sql;
   /** Some value along the path equals one of `values` (README "Semantics": numbers by value, containers whole). */
   equalsAny(path: FieldPath, values: readonly unknown[], some: SomeValue): Sql | string;
-  /** A `bounds` or `polygon` condition: a spatial prefilter where `target.tree`, then the exact test. */
-  geo(c: Extract<Condition, { op: 'bounds' | 'polygon' }>, target: Target): Sql;
+  /**
+   * A `bounds` or `polygon` condition: a spatial prefilter where `target.tree`, then the exact test. A `near`
+   * condition: the points in its boxes (the compiler then tests the distance).
+   */
+  geo(c: Extract<Condition, { op: 'bounds' | 'polygon' | 'near' }>, target: Target): Sql | string;
+  /** The longitude and latitude of a GeoPoint field as stored, as SQL doubles a distance reads (see src/geo/near.ts TINY). */
+  coordinates(field: string): readonly [string, string];
+  /** The smaller of 1 and a double (SQLite's two-argument min, PostgreSQL's least). */
+  atMostOne(x: Sql): Sql;
+  /** A double as JSON number text that reads back as the same double. */
+  floatText(x: Sql | string): Sql;
+  /** Several sort keys as one JSON array text (a cursor keeps it): numbers exact, strings and JSON texts as strings. */
+  tuple(items: readonly (Sql | string)[]): Sql;
   /** A condition answered otherwise before it is compiled (operands the engine cannot bind): a boolean, or another condition. */
   operand?(c: Condition): Condition | boolean;
   /** A scalar condition on a field no index leads, when the engine compares it better without the canonical expression. */
   unindexed?(c: Condition, path: FieldPath): Sql | null;
-  /** The order of a sort on a path other than a scalar field. */
-  pathSort(sort: Sort): SortShape;
+  /** The order of a sort key on a path other than a scalar field. */
+  pathSort(key: SortKey): KeyShape;
 }

@@ -6,7 +6,7 @@
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan, Sort } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileWhere as whereOf, scalarPart, sortShape, type Select } from '../sql/compile.js';
+import { compileCondition, compileWhere as whereOf, scalarPart, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { literalPrefix } from '../sql/prefix.js';
 import { fieldExpr, jsonPath, sqlite, toSqlite } from './dialect.js';
@@ -26,9 +26,9 @@ export function compileWhere(conditions: readonly Condition[], type: string, tre
  * (SQLite's NULL < numbers < text matches MongoDB's order for them); other paths rank types first.
  * @example compileOrder(null) // 'ORDER BY rowid'
  */
-export function compileOrder(sort: Sort | null): string {
+export function compileOrder(sort: Sort | null): Sql | string {
   if (!sort) return 'ORDER BY rowid';
-  return `ORDER BY ${sortShape(sqlite, sort).keys.map((k) => `${k.expr} ${k.direction}`).join(', ')}`;
+  return sql`ORDER BY ${join(sortShape(sqlite, sort).keys.map((k) => sql`${k.expr} ${k.direction}`), ', ')}`;
 }
 
 /** Categories json_extract answers as one SQL type each (text, integer or real; 1/0 for booleans): read from an index. */
@@ -119,7 +119,7 @@ function idFromIndex(fields: readonly FieldPath[], target: SelectTarget): boolea
 /** True when an index or an R*Tree finds the matches of some condition, so that they need not be found by a scan. */
 function indexServed(conditions: readonly Condition[], target: SelectTarget): boolean {
   return conditions.some((c) => {
-    if (c.op === 'bounds' || c.op === 'polygon') return true;
+    if (c.op === 'bounds' || c.op === 'polygon' || c.op === 'near') return true;
     if (!c.path.scalar || !target.keyed.has(c.path.steps[0]!.name)) return false;
     if (c.op === 'eq') return c.value !== null;
     // Only a literal prefix becomes an index range (scalarPart): `^(a|b)` is tested on every row.
@@ -162,22 +162,24 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
       filter = sql`rowid IN (SELECT rowid FROM ${table} WHERE ${where} AND ${after})`;
     }
   } else if (plan.after) filter = sql`${filter} AND ${sortShape(sqlite, plan.sort).after(plan.after)}`;
-  const doc = plan.fields ? projection(plan.fields, idFromIndex(plan.fields, target), table) : 'json(doc)';
-  let columns = doc;
+  const doc = withDistance(sqlite, plan.fields ? projection(plan.fields, idFromIndex(plan.fields, target), table) : 'json(doc)', plan);
+  let columns: Sql | string = doc;
   let onePass: OnePass | null = null;
   if (keyed) {
     const { rank, key } = sortShape(sqlite, plan.sort);
-    columns = `${doc} AS d, rowid AS s, ${rank} AS r, ${key} AS k`;
-    if (!plan.after && plan.conditions.length) {
-      const dir = plan.sort?.order === -1 ? 'DESC' : 'ASC';
-      const order = (t: string) => (!plan.sort ? `${t}s ASC` : plan.sort.path.scalar ? `${t}k ${dir}, ${t}s ASC` : `${t}r ${dir}, ${t}k ${dir}, ${t}s ASC`);
+    columns = sql`${doc} AS d, rowid AS s, ${rank} AS r, ${key} AS k`;
+    // Several sort keys: their JSON array (k) does not sort as they do, so the page is read by its own statement.
+    const lead = plan.sort?.keys.length === 1 ? plan.sort.keys[0]! : null;
+    if (!plan.after && plan.conditions.length && (!plan.sort || lead)) {
+      const dir = lead?.order === -1 ? 'DESC' : 'ASC';
+      const order = (t: string) => (!lead ? `${t}s ASC` : lead.path.scalar || lead.near ? `${t}k ${dir}, ${t}s ASC` : `${t}r ${dir}, ${t}k ${dir}, ${t}s ASC`);
       onePass = {
         ...toSqlite(
           join(
             [
               sql`WITH m AS MATERIALIZED (SELECT rowid AS s, ${rank} AS r, ${key} AS k FROM ${table} WHERE ${where}), `,
               sql`p AS (SELECT s, r, k FROM m ORDER BY ${order('')} LIMIT ${bound(plan.limit + 1)} OFFSET ${bound(plan.skip)}) `,
-              `SELECT ${doc} AS d, p.s AS s, p.r AS r, p.k AS k, (SELECT count(*) FROM m) AS n FROM p JOIN ${table} ON ${table}.rowid = p.s ORDER BY ${order('p.')}`,
+              sql`SELECT ${doc} AS d, p.s AS s, p.r AS r, p.k AS k, (SELECT count(*) FROM m) AS n FROM p JOIN ${table} ON ${table}.rowid = p.s ORDER BY ${order('p.')}`,
             ],
             '',
           ),
@@ -195,7 +197,7 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
 }
 
 /**
- * The shape of a plan whose conditions are all on scalar fields (the common queries) and that continues no cursor:
+ * The shape of a plan whose conditions are all on scalar fields or `near` (the common queries) and that continues no cursor:
  * `key` is the same for two such plans of one type exactly when compileSelect gives them the same statements, and
  * `where` holds the values their WHERE clause binds (see rebind). Null for any other plan: it is compiled each time.
  * @example selectShape(parsePlan(ctx, { pwi: 'W1' }, null))?.key // 'eq pwi\u0000|||'
@@ -205,12 +207,19 @@ export function selectShape(plan: QueryPlan): { key: string; where: unknown[] } 
   let key = '';
   const where: unknown[] = [];
   for (const c of plan.conditions) {
+    if (c.op === 'near') {
+      // A near condition's statement depends on its box count and whether it has a minimum; its values are the same for every type.
+      key += `near${c.boxes.length}${c.min > 0 ? 'm' : ''} ${c.path.text}\u0000`;
+      where.push(...toSqlite(compileCondition(sqlite, c, { type: '', tree: true })).params);
+      continue;
+    }
     if (!c.path.scalar || c.op === 'bounds' || c.op === 'polygon') return null;
     const part = scalarPart(sqlite, c);
     key += `${part.shape} ${c.path.text}\u0000`;
     for (const p of part.params) where.push(p.value);
   }
-  const sort = plan.sort ? `${plan.sort.path.text} ${plan.sort.order}` : '';
+  if (plan.distance || plan.sort?.keys.some((k) => k.near)) return null;
+  const sort = plan.sort ? plan.sort.keys.map((k) => `${k.path.text} ${k.order}`).join(' ') : '';
   const fields = plan.fields ? plan.fields.map((f) => f.text).join(',') : '';
   return { key: `${key}|${sort}|${plan.limit > 0 ? 'l' : ''}${plan.skip > 0 ? 's' : ''}|${fields}`, where };
 }

@@ -2,11 +2,11 @@
  * SQLite's hooks for the one SQL compiler (src/sql/compile.ts): JSON read with json_type/json_extract over a JSON path,
  * arrays fanned out with json_each, regexes by the RE2 function cd_regexp, points found by the type's R*Trees.
  */
-import type { FieldPath, Sort, Step } from '../query/ast.js';
+import type { FieldPath, SortKey, Step } from '../query/ast.js';
 import { widen } from '../geo/boxes.js';
 import { polygonHandle } from '../geo/polygons.js';
 import { pastEnd } from '../sql/compile.js';
-import { COMPARE, type Dialect, type JsonSource, type JsonValue } from '../sql/dialect.js';
+import { COMPARE, type Dialect, type JsonSource, type JsonValue, type Target } from '../sql/dialect.js';
 import { bound, join, render, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { docsTable, ident, rtreeTable } from './names.js';
 import { CLEAR_CONTEXT, setContext } from './journal.js';
@@ -123,6 +123,15 @@ export const sqlite: Dialect = {
   doc,
   direction: (asc) => (asc ? 'ASC' : 'DESC'),
   rank: (test) => test,
+  coordinates: (field) => [0, 1].map((i) => `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [i] }])})`) as [string, string],
+  atMostOne: (x) => sql`min(1, ${x})`,
+  // SQLite's JSON functions print reals with 15 digits: 17 read back as the same double.
+  floatText: (x) => sql`printf('%!.17g', ${x})`,
+  tuple(items) {
+    // Reals as 17 digits (as floatText); `|| ''` drops the JSON subtype of an object or array key, kept as its text.
+    const item = (x: Sql | string) => sql`CASE typeof(${x}) WHEN 'real' THEN json(printf('%!.17g', ${x})) WHEN 'text' THEN ${x} || '' ELSE ${x} END`;
+    return sql`json_array(${join(items.map(item), ', ')})`;
+  },
   scalar: (path) => fieldExpr(path.steps[0]!.name),
   scalarValue: (value) => bound(bind(value)),
   anyOf(values) {
@@ -143,6 +152,7 @@ export const sqlite: Dialect = {
   equalsAny: (path: FieldPath, values, some) => some(path, (v) => equalsAny(v, values)),
   geo(c, target) {
     const field = c.path.steps[0]!.name;
+    if (c.op === 'near') return nearBoxes(c.boxes, field, target);
     const [minX, minY, maxX, maxY] = c.box;
     const px = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [0] }])})`;
     const py = `json_extract(doc, ${jsonPath([{ name: field, indexes: [] }, { name: 'coordinates', indexes: [1] }])})`;
@@ -157,7 +167,6 @@ export const sqlite: Dialect = {
     const exact = sql`${prefilter} AND ${px} BETWEEN ${bound(minX)} AND ${bound(maxX)} AND ${py} BETWEEN ${bound(minY)} AND ${bound(maxY)}`;
     return handle ? sql`${exact} AND cd_in_polygon(${handle}, ${px}, ${py})` : exact;
   },
-  /** Types ranked as MongoDB orders them (null/missing, numbers, strings, objects, arrays, booleans), then json_extract's value. */
   stored: (json) => [['doc', sql`jsonb(${json})`]],
   docText: 'json(doc)',
   // One connection writes at a time (BEGIN IMMEDIATE): rows read in a write transaction need no lock.
@@ -174,7 +183,8 @@ export const sqlite: Dialect = {
     return sql`doc = jsonb_set(doc, ${join(args, ', ')})`;
   },
   context: (ctx) => ({ set: setContext(ctx), clear: CLEAR_CONTEXT }),
-  pathSort(sort: Sort) {
+  /** Types ranked as MongoDB orders them (null/missing, numbers, strings, objects, arrays, booleans), then json_extract's value. */
+  pathSort(sort: SortKey) {
     const p = jsonPath(sort.path.steps);
     const rank =
       `CASE json_type(doc, ${p}) WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 ` +
@@ -183,17 +193,31 @@ export const sqlite: Dialect = {
     const dir = sort.order === 1 ? 'ASC' : 'DESC';
     const cmp = sort.order === 1 ? '>' : '<';
     return {
-      keys: [{ expr: rank, direction: dir }, { expr: key, direction: dir }, { expr: 'rowid', direction: 'ASC' }],
+      keys: [{ expr: rank, direction: dir }, { expr: key, direction: dir }],
       rank,
       key,
-      after(at) {
-        const r = bound(at.rank);
-        const k = bound(at.key);
-        return sql`(${rank} ${cmp} ${r} OR (${rank} = ${r} AND (${key} ${cmp} ${k} OR (${key} IS ${k} AND rowid > ${bound(at.seq)}))))`;
+      beyond(at, atKey) {
+        const r = bound(at);
+        return sql`(${rank} ${cmp} ${r} OR (${rank} = ${r} AND ${key} ${cmp} ${bound(atKey)}))`;
       },
+      same: (at, atKey) => sql`(${rank} = ${bound(at)} AND ${key} IS ${bound(atKey)})`,
     };
   },
 };
+
+/**
+ * The R*Tree's candidates for a `near` condition's boxes (widened past float32) where `target.tree`; no test
+ * otherwise. The distance alone decides (the boxes hold the whole cap), so the stored doubles are not boxed again.
+ */
+function nearBoxes(boxes: readonly (readonly [number, number, number, number])[], field: string, target: Target): Sql | string {
+  if (!target.tree) return '1';
+  const tree = ident(rtreeTable(target.type, field));
+  const found = boxes.map(
+    ([minX, minY, maxX, maxY]) =>
+      sql`SELECT id FROM ${tree} WHERE minX <= ${bound(widen(maxX, 1))} AND maxX >= ${bound(widen(minX, -1))} AND minY <= ${bound(widen(maxY, 1))} AND maxY >= ${bound(widen(minY, -1))}`,
+  );
+  return sql`${ident(docsTable(target.type))}.rowid IN (${join(found, ' UNION ALL ')})`;
+}
 
 /**
  * Renders a fragment as SQLite runs it: `?` placeholders, values in order.

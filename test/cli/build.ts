@@ -16,9 +16,9 @@ export async function buildCli(): Promise<{ path: string; remove: () => void }> 
   mkdirSync(base, { recursive: true });
   const dir = mkdtempSync(join(base, 'consolidata-cli-'));
   const path = join(dir, 'cli.mjs');
-  // The pool's worker script goes beside the CLI, as dist/server-worker.js beside dist/cli.js.
+  // The pool's worker script goes beside the CLI, as dist/pool-worker.js beside dist/cli.js.
   await build({
-    entryPoints: { cli: join(root, 'src/cli/main.ts'), 'server-worker': join(root, 'src/server/worker.ts') },
+    entryPoints: { cli: join(root, 'src/cli/main.ts'), 'pool-worker': join(root, 'src/pool/worker.ts') },
     bundle: true,
     platform: 'node',
     format: 'esm',

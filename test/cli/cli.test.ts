@@ -124,6 +124,26 @@ describe('runImport / runExport', () => {
     store.close();
   });
 
+  it('export orders by several sort keys and by distance, paging by cursor', async () => {
+    const store = DataStore.open();
+    const at = (lon: number) => ({ type: 'Point' as const, coordinates: [lon, 35.5] });
+    await store.insert('Well', [
+      { basinName: 'B', fracStages: 1, surfaceLoc: at(-97.2) },
+      { basinName: 'A', fracStages: 2, surfaceLoc: at(-97.4) },
+      { basinName: 'A', fracStages: 7, surfaceLoc: at(-97.3) },
+      { basinName: 'C', fracStages: 3, surfaceLoc: at(-90) },
+    ]);
+    const lines = (out: Collect) => out.text.trim().split('\n').map((l) => JSON.parse(l) as { basinName: string; fracStages: number });
+    const byKeys = new Collect();
+    await runExport({ store, type: 'Well', sort: { sortBy: ['basinName', 'fracStages'], sortOrder: [1, -1] }, output: byKeys, pageSize: 1 });
+    expect(lines(byKeys).map((d) => `${d.basinName}${d.fracStages}`)).toEqual(['A7', 'A2', 'B1', 'C3']);
+    const nearest = new Collect();
+    const query = { surfaceLoc: { near: { point: [-97.5, 35.5], maxDistance: 50_000 } } };
+    await runExport({ store, type: 'Well', query, sort: { sortBy: 'surfaceLoc' }, output: nearest, pageSize: 1 });
+    expect(lines(nearest).map((d) => d.fracStages)).toEqual([2, 7, 1]);
+    store.close();
+  });
+
   it('export waits for a slow output (backpressure)', async () => {
     const store = DataStore.open();
     await store.insert('Well', Array.from({ length: 50 }, (_, i) => ({ pwi: `P${i}` })));
@@ -193,6 +213,12 @@ describe('the built CLI', () => {
     const abort = await node(['import', 'Well', file, '--db', join(dir, 'abort.db'), '--create', '--abort-on-error']);
     expect(abort.code).toBe(1);
     expect(abort.stderr).toMatch(/line 3: malformed JSON/);
+    const sorted = await node(['export', 'Well', '--db', db, '--query', '{"pwi":{"in":["A1","A5"]}}', '--sort-by', 'pwi,fracStages', '--sort-order', '-1,1']);
+    expect(sorted.code).toBe(0);
+    expect(sorted.stdout.trim().split('\n').map((l) => JSON.parse(l).pwi)).toEqual(['A5', 'A1']);
+    const badSort = await node(['export', 'Well', '--db', db, '--sort-by', 'pwi', '--sort-order', 'desc']);
+    expect(badSort.code).toBe(1);
+    expect(badSort.stderr).toMatch(/options\.sortOrder: expected 1, -1 or 0/);
     const bad = await node(['export', 'Well', '--db', db, '--query', '{oops']);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/--query: malformed JSON/);

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore, type SqliteDynamicStore } from '../../src/store.js';
 import { loadSample, serve } from '../../src/cli/serve.js';
-import type { PooledStore } from '../../src/server/pool.js';
-import { crashingWorkerScript, removeBundles, workerScript } from '../server/helpers.js';
+import type { PooledStore } from '../../src/pool/pool.js';
+import { crashingWorkerScript, removeBundles, workerScript } from '../pool/helpers.js';
 
 describe('serve', () => {
   let dir: string;
@@ -31,7 +31,7 @@ describe('serve', () => {
     const logs: string[] = [];
     const running = await serve({ db: join(dir, 'internal.db'), port: 0, host: '127.0.0.1', log: (l) => logs.push(l), workerScript: await crashingWorkerScript() });
     try {
-      // The worker thread running this query dies under it (test/server/fixtures/crashing-worker.ts).
+      // The worker thread running this query dies under it (test/pool/fixtures/crashing-worker.ts).
       const res = await fetch(`${running.url}/data/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"__crash__","query":{}}' });
       expect(res.status).toBe(500);
       const text = await res.text();
@@ -89,7 +89,7 @@ describe('serve', () => {
   it('mmapSize reaches the store it serves (0: the map is off)', async () => {
     const running = await serve({ db: join(dir, 'mmap.db'), port: 0, host: '127.0.0.1', log: () => undefined, workers: 0, mmapSize: 0 });
     try {
-      expect((running.store as DynamicStore).database.pragma('mmap_size', { simple: true })).toBe(0);
+      expect((running.store as SqliteDynamicStore).database.pragma('mmap_size', { simple: true })).toBe(0);
     } finally {
       await running.stop(100);
     }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildExplorer } from '../../scripts/build-explorer.mjs';
 import { serve, type Running, type ServeOptions } from '../../src/cli/serve.js';
-import { root, workerScript } from '../server/helpers.js';
+import { root, workerScript } from '../pool/helpers.js';
 
 /** Chromium's binary: CHROMIUM_PATH, else Debian's package (`apt-get install chromium`, as .ci/run does). */
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import booleanPointInPolygon from '@turf/boolean-point-in-polygon';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeBundles } from '../server/helpers.js';
+import { removeBundles } from '../pool/helpers.js';
 import { browserOnce, buildPage, openPage, serveWith } from './browser.js';
 
 interface Envelope {

@@ -6,9 +6,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { sampleData } from '../../src/sample.js';
-import { removeBundles } from '../server/helpers.js';
+import { removeBundles } from '../pool/helpers.js';
 import { browserOnce, buildPage, openPage, serveWith } from './browser.js';
 
 let dir: string;

@@ -1,13 +1,13 @@
 /**
  * A throwaway PostgreSQL cluster for the tests: initdb into a fresh temp directory, started on a Unix socket only
  * (listen_addresses = '': nothing listens on TCP), stopped and removed when the test file ends. The server refuses to
- * run as root, so as root it runs as the `postgres` user (runuser). Durability settings are off: the cluster is
- * thrown away, and the tests are about answers, not about crashes of the server.
+ * run as root, so as root it runs as the `postgres` user (runuser). Durability settings are off (the cluster is
+ * thrown away, and most tests are about answers), except synchronous commit for the tests of crashes (`durable`).
  *
  * There is no skip: without the binaries (or, as root, without a `postgres` user) `startCluster` fails saying what to
  * install. `.ci/run` installs Debian's package when they are missing.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +18,14 @@ export interface PgCluster {
   /** The socket directory and port, for clients that take them apart. */
   readonly host: string;
   readonly port: number;
+  /** Restarts the server as a crash would (`pg_ctl restart -m immediate`): every connection drops; resolves once it is back. */
+  restart(): Promise<void>;
   stop(): void;
+}
+
+export interface ClusterOptions {
+  /** Commit synchronously, so a crash (an immediate restart, a killed backend) loses no acknowledged commit. */
+  durable?: boolean;
 }
 
 const PREFIX = 'consolidata-pg-';
@@ -77,6 +84,14 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Runs a server binary without blocking the event loop (the process's clients go on meanwhile). */
+function runAsync(bin: string, args: string[]): Promise<void> {
+  const [cmd, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', bin, ...args]] : [bin, args];
+  return new Promise((resolve, reject) => {
+    execFile(cmd, argv, { encoding: 'utf8' }, (e, stdout, stderr) => (e ? reject(new Error(`${bin} ${args.join(' ')} failed: ${stderr || stdout || e.message}`)) : resolve()));
+  });
+}
+
 /** Clusters left by test processes that died before their teardown: stopped and removed. */
 function removeStale(bin: string): void {
   for (const name of readdirSync(tmpdir())) {
@@ -98,7 +113,7 @@ function removeStale(bin: string): void {
  * Starts a new cluster in a temp directory; `stop()` stops it and removes the directory (also on process exit).
  * @example const pg = startCluster(); const store = await openPostgres(pg.url); … pg.stop();
  */
-export function startCluster(): PgCluster {
+export function startCluster(options: ClusterOptions = {}): PgCluster {
   const bin = pgBin();
   const ids = asRoot ? postgresUid() : null;
   removeStale(bin);
@@ -129,7 +144,7 @@ export function startCluster(): PgCluster {
       // Unix socket only: nothing on this machine's network, let alone another's.
       "-c listen_addresses=''",
       '-c fsync=off',
-      '-c synchronous_commit=off',
+      `-c synchronous_commit=${options.durable ? 'on' : 'off'}`,
       '-c full_page_writes=off',
       '-c max_connections=40',
       '-c shared_buffers=32MB',
@@ -139,5 +154,7 @@ export function startCluster(): PgCluster {
     stop();
     throw e;
   }
-  return { url: `postgresql://postgres@/postgres?host=${encodeURIComponent(dir)}&port=${PORT}`, host: dir, port: PORT, stop };
+  // pg_ctl restart starts the server with the options it was started with (postmaster.opts).
+  const restart = () => runAsync(join(bin, 'pg_ctl'), ['restart', '-m', 'immediate', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log')]);
+  return { url: `postgresql://postgres@/postgres?host=${encodeURIComponent(dir)}&port=${PORT}`, host: dir, port: PORT, restart, stop };
 }

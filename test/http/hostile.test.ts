@@ -99,6 +99,76 @@ describe('hostile input over HTTP', () => {
     expect(JSON.stringify((await store.query('Well', {})).data)).toBe(before);
   });
 
+  it('refuses a deep body while it arrives: answered from its first bytes, the rest never read, the connection closed', async () => {
+    const { connect } = await import('node:net');
+    const { port } = new URL(origin);
+    // Declares the whole 1 MB body the server accepts, sends its first KB (all `[`), and waits for the answer.
+    const answer = await new Promise<string>((resolve, reject) => {
+      const s = connect(Number(port), '127.0.0.1', () => {
+        s.write(`POST /api/data/query HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${1024 * 1024}\r\n\r\n`);
+        s.write(`{"type":"Well","query":{"extra":${'['.repeat(1000)}`);
+      });
+      let text = '';
+      s.on('data', (d) => (text += d));
+      s.on('end', () => resolve(text));
+      s.on('error', reject);
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+    expect(answer.toLowerCase()).toContain('connection: close');
+    const env = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    expect(env.errors[0].code).toBe('INVALID_REQUEST');
+    expect(env.message).toBe('request body: nested deeper than 68 levels; documents and values nest at most 64 (LIMITS.depth)');
+    expect(JSON.stringify((await store.query('Well', {})).data)).toBe(before);
+  });
+
+  it('after refusing a body it did not read, the server half-closes and goes on taking what still comes, so the client is not reset', async () => {
+    const { connect } = await import('node:net');
+    const lingering = createServer(createNodeHandler(store));
+    const accepted: import('node:net').Socket[] = [];
+    lingering.on('connection', (c) => accepted.push(c));
+    await new Promise<void>((r) => lingering.listen(0, '127.0.0.1', r));
+    const { port } = lingering.address() as AddressInfo;
+    try {
+      const s = connect(port, '127.0.0.1');
+      s.on('error', () => undefined);
+      let text = '';
+      const ended = new Promise<void>((r) => s.once('end', r));
+      s.on('data', (d) => (text += d));
+      s.write(`POST /api/data/query HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${1024 * 1024}\r\n\r\n`);
+      s.write(`{"type":"Well","query":{"extra":${'['.repeat(1000)}`);
+      // The answer, then the server's FIN: its side of the connection is closed for writing.
+      await ended;
+      expect(text.split('\r\n')[0]).toBe('HTTP/1.1 400 Bad Request');
+      // Still reading: what the client sends after the answer is taken, not answered with a reset.
+      await new Promise((r) => setImmediate(r));
+      expect(accepted[0]!.destroyed).toBe(false);
+      const closed = new Promise<boolean>((r) => s.once('close', r));
+      s.end(Buffer.alloc(64 * 1024, '['));
+      expect(await closed).toBe(false);
+    } finally {
+      await new Promise((r) => lingering.close(r));
+    }
+  });
+
+  it('the Fetch bridge refuses a deep body without reading the rest of its stream', async () => {
+    const fetchHandler = createFetchHandler(store);
+    let pulled = 0;
+    const chunk = new TextEncoder().encode('['.repeat(1000));
+    // An endless body of `[`: answered at all only if reading stops at the bound.
+    const body = new ReadableStream<Uint8Array>({
+      pull(c) {
+        pulled++;
+        c.enqueue(pulled === 1 ? new TextEncoder().encode('{"type":"Well","query":') : chunk);
+      },
+    });
+    const res = await fetchHandler(new Request('http://x/api/data/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit));
+    expect(res.status).toBe(400);
+    const env = await res.json();
+    expect(env.errors[0].code).toBe('INVALID_REQUEST');
+    expect(env.message).toMatch(/^request body: nested deeper than 68 levels/);
+    expect(pulled).toBeLessThan(10);
+  });
+
   it('brackets inside strings do not count toward the depth bound, and the deepest valid document goes in', async () => {
     let extra: unknown = 1;
     for (let i = 0; i < 64; i++) extra = { a: extra };

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve } from '../../src/cli/serve.js';
-import { removeBundles, workerScript } from '../server/helpers.js';
+import { removeBundles, workerScript } from '../pool/helpers.js';
 import { DataStore, type CatalogueShape, type OpenOptions } from '../../src/index.js';
 import { basicAuth, createFetchHandler } from '../../src/http/index.js';
 import { ERROR_CODES } from '../../src/envelope.js';
@@ -90,7 +90,7 @@ describe('GET /api/openapi.json', () => {
     // The object-valued fields: the base fields' extra and ExtraElements, then the type's own.
     expect(Object.keys(q.patternProperties)).toEqual(['^(?:extra|ExtraElements|where|labels|meta)\\.']);
     const geoOps = schemas['condition.geopoint'].anyOf[3];
-    expect(Object.keys(geoOps.properties)).toEqual(['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'bounds', 'polygon']);
+    expect(Object.keys(geoOps.properties)).toEqual(['eq', 'ne', 'in', 'lt', 'lte', 'gt', 'gte', 'bounds', 'polygon', 'near']);
     expect(geoOps.patternProperties['^[gG][tT][eE]$']).toBeDefined();
     expect(geoOps.additionalProperties).toBe(false);
     // regex tests strings: a number field has none.

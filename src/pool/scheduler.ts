@@ -9,12 +9,11 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
-import { DynamicStore } from '../dynamic.js';
+import { DynamicStore } from '../store.js';
 import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { parseQuery } from '../query/parse.js';
-import { openDatabase, type Db } from '../sqlite/connection.js';
-import { KeyEstimates } from '../sqlite/estimate.js';
+import { KeyEstimates, openDatabase, type Db } from '../sqlite/index.js';
 import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
 import type { PoolOptions, PoolStats } from './pool.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
@@ -91,7 +90,7 @@ export class Scheduler implements Puller<Job> {
     if (typeof open.ids === 'function') throw new TypeError("createPool: ids must be an integer seed: a function cannot run in the pool's worker threads");
     const script = workerScript === undefined ? defaultWorkerScript() : workerScript instanceof URL ? workerScript : pathToFileURL(workerScript);
     if (script.protocol === 'file:' && !existsSync(fileURLToPath(script))) {
-      throw new TypeError(`createPool: no worker script at ${fileURLToPath(script)} (dist/server-worker.js is built by tsup; tests bundle src/server/worker.ts)`);
+      throw new TypeError(`createPool: no worker script at ${fileURLToPath(script)} (dist/pool-worker.js is built by tsup; tests bundle src/pool/worker.ts)`);
     }
     // apply defaults
     const { clock, onError, ...cloneable } = open;

@@ -20,7 +20,8 @@
  * pulls an answer's slices, and worker.ts is what each thread runs (the façade's own operations).
  */
 import type { BuiltinCatalogue, CatalogueShape } from '../catalogue/index.js';
-import { iteratePages, type ChangesOptions, type ReplaceOptions, type WatchOptions } from '../dynamic.js';
+import { iteratePages, type ChangesOptions, type ReplaceOptions, type WatchOptions } from '../core/store.js';
+import type { RequestControl } from '../core/store-like.js';
 import { DataStoreError, type Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
 import type { ChangeEvent } from '../backend.js';
@@ -49,14 +50,11 @@ export interface PoolOptions<C extends CatalogueShape = BuiltinCatalogue> extend
    * the answer is cut (the next pull throws TIMEOUT) and its worker freed, so a client that does not read holds none.
    */
   maxParkMs?: number;
-  /** The worker script: dist/server-worker.js beside the bundle by default; tests pass a bundle of src/server/worker.ts. */
+  /** The worker script: dist/pool-worker.js beside the bundle by default; tests pass a bundle of src/pool/worker.ts. */
   workerScript?: string | URL;
 }
 
-/** Per-request control: an AbortSignal stops the request's work as its deadline would. */
-export interface RequestControl {
-  signal?: AbortSignal;
-}
+export type { RequestControl } from '../core/store-like.js';
 
 /** What the pool is doing, for tests and monitoring. */
 export interface PoolStats {

@@ -3,8 +3,8 @@
  * `JSON.stringify(await store.query(…))` makes. The pool's worker threads send an answer this way, so a large answer
  * is never held whole (DynamicStore#queryText).
  */
-import type { RowStream } from './backend.js';
-import { envelope } from './envelope.js';
+import type { RowStream } from '../backend.js';
+import { envelope } from '../envelope.js';
 
 /** How much one slice holds at most: `rows` documents, or about `chars` characters of JSON. */
 export interface SliceSize {

@@ -1,9 +1,9 @@
 /** The pooled store answers and writes as the store does, streamed or whole, and refuses misuse and bad input the same way. */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { DataStoreError, unwrap, type Envelope } from '../../src/envelope.js';
-import { createPool, type PooledStore } from '../../src/server/pool.js';
+import { createPool, type PooledStore } from '../../src/pool/pool.js';
 import Database from 'better-sqlite3';
 import { StoreBusyError } from '../../src/backend.js';
 import { NotAStoreError } from '../../src/sqlite/connection.js';

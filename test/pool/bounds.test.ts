@@ -6,9 +6,9 @@ import Database from 'better-sqlite3';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { DataStoreError } from '../../src/envelope.js';
-import { createPool, type PooledStore } from '../../src/server/pool.js';
+import { createPool, type PooledStore } from '../../src/pool/pool.js';
 import { tempDir } from '../helpers/store.js';
 import { removeBundles, slowWells, SLOW, until, workerScript } from './helpers.js';
 

@@ -5,8 +5,8 @@
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
-import { createPool } from '../../src/server/pool.js';
+import { DynamicStore } from '../../src/store.js';
+import { createPool } from '../../src/pool/pool.js';
 import { startWorker } from '../helpers/spawn.js';
 import { tempDir } from '../helpers/store.js';
 import { removeBundles, until, workerScript } from './helpers.js';

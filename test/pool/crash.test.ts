@@ -2,7 +2,7 @@
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { tempDir } from '../helpers/store.js';
 import { bundle, removeBundles, workerScript } from './helpers.js';
 
@@ -12,7 +12,7 @@ const dir = tempDir();
 let script: string;
 let writer: string;
 beforeAll(async () => {
-  [script, writer] = await Promise.all([workerScript(), bundle('test/server/fixtures/pool-writer.ts', 'pool-writer')]);
+  [script, writer] = await Promise.all([workerScript(), bundle('test/pool/fixtures/pool-writer.ts', 'pool-writer')]);
 });
 afterAll(() => {
   dir.cleanup();

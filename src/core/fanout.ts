@@ -3,11 +3,11 @@
  * store polls its feed's version once per period, reads what committed once, and hands each subscriber the events of
  * its type and query. An idle subscriber costs nothing per poll; a subscriber behind the reader reads its own backlog.
  */
-import type { ChangeEvent, ChangeFeed } from './backend.js';
-import type { TypeInfo } from './catalogue/index.js';
-import { requestError } from './envelope.js';
-import type { QueryPlan } from './query/ast.js';
-import { sleep } from './watch.js';
+import type { ChangeEvent, ChangeFeed } from '../backend.js';
+import type { TypeInfo } from '../catalogue/index.js';
+import { requestError } from '../envelope.js';
+import type { QueryPlan } from '../query/ast.js';
+import { sleep } from './change-stream.js';
 
 /** Events read at a time. */
 export const BATCH = 1000;
@@ -223,7 +223,9 @@ export class Subscriber {
   readonly #fanout: Fanout;
   readonly #source: FanoutSource;
   readonly #batch: number;
+  /** Events held, unread from #head on: taking from the front moves an index, not every event behind it. */
   #buffer: ChangeEvent[] = [];
+  #head = 0;
   #error: unknown = undefined;
   #closed = false;
   /** Handed new events by the store's reader. */
@@ -245,7 +247,7 @@ export class Subscriber {
 
   /** Events held unread (bounded by MAX_BUFFERED). */
   get buffered(): number {
-    return this.#buffer.length;
+    return this.#buffer.length - this.#head;
   }
 
   /**
@@ -254,11 +256,31 @@ export class Subscriber {
    */
   async take(limit: number): Promise<ChangeEvent[]> {
     if (this.#error !== undefined) throw this.#error;
-    // Its first take reads once (a seek past its position), so a query the feed refuses rejects it rather than the first match.
-    if (this.#buffer.length || this.#live || this.#closed || (this.#read && this.#fanout.join(this))) return this.#buffer.splice(0, limit);
+    // With a query, its first take reads once (a seek past its position), so a query the feed refuses rejects it
+    // rather than the first match; without one, a subscriber level with the polling reader joins it without a read.
+    if (this.buffered || this.#live || this.#closed || ((this.#read || !this.plan?.conditions.length) && this.#fanout.join(this))) return this.#takeBuffered(limit);
     if (await ready(this.#source)) await this.#catchUp();
     if (this.#error !== undefined) throw this.#error;
-    return this.#buffer.splice(0, limit);
+    return this.#takeBuffered(limit);
+  }
+
+  /** Up to `limit` buffered events, in O(limit): a watch takes one at a time from a backlog of up to MAX_BUFFERED. */
+  #takeBuffered(limit: number): ChangeEvent[] {
+    const out = this.#buffer.slice(this.#head, this.#head + limit);
+    this.#head += out.length;
+    if (this.#head === this.#buffer.length) this.#drop();
+    // Compacted once the read part is most of it, so the array's moves stay O(1) per event.
+    else if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
+      this.#buffer = this.#buffer.slice(this.#head);
+      this.#head = 0;
+    }
+    return out;
+  }
+
+  /** Lets every buffered event go. */
+  #drop(): void {
+    this.#buffer = [];
+    this.#head = 0;
   }
 
   /**
@@ -266,12 +288,12 @@ export class Subscriber {
    * the store's reader, which starts polling now if it was not) at once, for `take()` to read on.
    */
   async wait(ms: number, signal?: AbortSignal): Promise<void> {
-    if (this.#buffer.length || this.#error !== undefined || this.#closed) return;
+    if (this.buffered || this.#error !== undefined || this.#closed) return;
     if (!this.#live) {
       await this.#fanout.position();
       if (!this.#fanout.join(this)) return;
     }
-    if (this.#buffer.length || this.#error !== undefined || this.#closed || signal?.aborted) return;
+    if (this.buffered || this.#error !== undefined || this.#closed || signal?.aborted) return;
     await new Promise<void>((resolve) => {
       const halt = new AbortController();
       const done = () => {
@@ -289,7 +311,7 @@ export class Subscriber {
   /** Stops being handed events. */
   close(): void {
     this.#closed = true;
-    this.#buffer = [];
+    this.#drop();
     this.#fanout.leave(this);
     this.wake();
   }
@@ -299,7 +321,7 @@ export class Subscriber {
     let added = false;
     for (const e of events) {
       if (e.seq <= this.after) continue;
-      if (this.#buffer.length >= MAX_BUFFERED) {
+      if (this.buffered >= MAX_BUFFERED) {
         const message = `the change feed's reader fell ${MAX_BUFFERED} events behind and was dropped; resume from since=${this.after}`;
         this.fail(requestError('CHANGES_OVERFLOW', message));
         return;
@@ -320,7 +342,7 @@ export class Subscriber {
   /** Drops it with `e`: its buffer is let go, its next `take()` rejects. */
   fail(e: unknown): void {
     this.#error = e;
-    this.#buffer = [];
+    this.#drop();
     this.#live = false;
     this.#fanout.leave(this);
     this.wake();

@@ -5,9 +5,9 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { createNodeHandler } from '../../src/http/index.js';
-import { createPool, type PooledStore } from '../../src/server/pool.js';
+import { createPool, type PooledStore } from '../../src/pool/pool.js';
 import { tempDir } from '../helpers/store.js';
 import { removeBundles, slowWells, SLOW, until, workerScript } from './helpers.js';
 

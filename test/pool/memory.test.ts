@@ -4,7 +4,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPool, type PooledStore } from '../../src/server/pool.js';
+import { createPool, type PooledStore } from '../../src/pool/pool.js';
 import { tempDir } from '../helpers/store.js';
 import { bulkWells, removeBundles, until, workerScript } from './helpers.js';
 

@@ -1,25 +1,29 @@
 /**
- * A worker thread of the pool (pool.ts): one `DynamicStore` on a connection of its own to the file.
+ * A worker thread of the pool (pool.ts): one `DynamicStore` on a connection of its own to the file, running the
+ * store's own operations and nothing else.
  *
- * A reader runs queries through the façade's own `queryText`: the answer leaves as slices of the envelope's JSON
+ * A reader runs queries through the store's `queryText`: the answer leaves as slices of the envelope's JSON
  * text, the next slice only when the pool asks (`next`), and a query without `limit` reads its documents as its
  * slices are taken, so memory stays one slice however large the answer.
  *
- * The writer runs every write inside a transaction it opens itself (BEGIN IMMEDIATE, retried as the backend retries
- * its writes), so that it alone decides, through the commit gate (protocol.ts GATE), whether a write commits: never
- * once the pool has given up on it.
+ * The writer runs each write (the store's own operation, which validates, stamps, journals and writes) inside a
+ * transaction it holds around it: the store's transaction becomes a savepoint of it, so the writer's COMMIT is the
+ * one moment the write becomes durable, and the commit gate (protocol.ts GATE) decides it. This is the one place
+ * the gate's rule lives: a write the pool answered TIMEOUT never commits, a committed one is always answered. The
+ * store alone cannot keep it: it commits inside its own call, while the pool may give up at any moment.
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { DynamicStore, type WriteOptions } from '../dynamic.js';
-import { fail, internalFailure, type Envelope } from '../envelope.js';
+import type { WriteOptions } from '../core/store.js';
+import { failure } from '../core/run.js';
+import type { TextSlices } from '../core/slices.js';
+import { requestError, type Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
-import type { TextSlices } from '../slices.js';
-import { requestErrorOf } from '../sqlite/backend.js';
-import type { Statement } from '../sqlite/connection.js';
+import { requestErrorOf } from '../sqlite/index.js';
+import { DynamicStore, type SqliteDynamicStore } from '../store.js';
 import { GATE, serializeError, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
 
-/** As in SqliteBackend: a lock wait is tried this many times (each waits busyTimeoutMs) before the write gives up. */
+/** As the SQLite backend waits for a write's lock: this many tries (each waits busyTimeoutMs) before the write gives up. */
 const BUSY_ATTEMPTS = 3;
 
 const config = workerData as WorkerConfig;
@@ -48,12 +52,11 @@ function isBusy(e: unknown): boolean {
 }
 
 /**
- * The answer to a failure, as the façade answers: the request error an engine error means (a full database is
- * STORE_FULL, at the commit as in the write), else INTERNAL whose cause goes to onError only (no engine message, no stack).
+ * The answer to a failure past the store's own handling (its COMMIT here, a slice read): the request error the
+ * engine's error means (a full database is STORE_FULL), then the store's own answer to a failure.
  */
 function failed(e: unknown): Envelope<never> {
-  const known = requestErrorOf(e);
-  return known ? fail(known.errors) : internalFailure(e, options.onError);
+  return failure(requestErrorOf(e) ?? e, options.onError);
 }
 
 if (config.nice) {
@@ -64,7 +67,7 @@ if (config.nice) {
   }
 }
 
-let store: DynamicStore;
+let store: SqliteDynamicStore;
 try {
   store = DynamicStore.open(config.file, options);
 } catch (e) {
@@ -73,9 +76,6 @@ try {
   throw e;
 }
 const db = store.database;
-const beginImmediate: Statement = db.prepare('BEGIN IMMEDIATE');
-const commit: Statement = db.prepare('COMMIT');
-const rollback: Statement = db.prepare('ROLLBACK');
 const gate = config.gate ? new Int32Array(config.gate) : undefined;
 const size = { rows: config.batchRows, chars: config.batchChars };
 let open: OpenAnswer | undefined;
@@ -118,17 +118,17 @@ function sendNext(): void {
   post({ t: 'text', id: a.id, text: slice.text, end: slice.end });
 }
 
-/** Takes the write lock, waiting for another connection as the backend does; false when it stayed locked. */
-function lock(): boolean {
-  for (let attempt = 1; attempt <= BUSY_ATTEMPTS; attempt++) {
+/** Opens the write's transaction, waiting for another connection's lock as the backend does; past that, the request error. */
+function lock(): void {
+  for (let attempt = 1; ; attempt++) {
     try {
-      beginImmediate.run();
-      return true;
+      db.exec('BEGIN IMMEDIATE');
+      return;
     } catch (e) {
       if (!isBusy(e)) throw e;
+      if (attempt >= BUSY_ATTEMPTS) throw requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`);
     }
   }
-  return false;
 }
 
 function call(target: DynamicStore, op: Op, args: unknown[]): Promise<unknown> {
@@ -156,10 +156,7 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
     const target = userId === store.userId ? store : store.withUser(userId);
     // The write runs inside this transaction (the store's own becomes a savepoint), so the commit below is the one
     // moment it becomes durable, and the gate decides it.
-    if (!lock()) {
-      post({ t: 'done', id, answer: fail([{ code: 'INTERNAL', message: `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written` }]) });
-      return;
-    }
+    lock();
     answer = await call(target, op, args);
   } catch (e) {
     answer = failed(e);
@@ -170,13 +167,13 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
   }
   if (gate && Atomics.compareExchange(gate, 0, GATE.RUNNING, GATE.COMMITTING) !== GATE.RUNNING) {
     // Cancelled: the pool answered TIMEOUT (or the caller aborted) and nothing may be written.
-    if (db.inTransaction) rollback.run();
+    if (db.inTransaction) db.exec('ROLLBACK');
     return;
   }
   try {
-    commit.run();
+    db.exec('COMMIT');
   } catch (e) {
-    if (db.inTransaction) rollback.run();
+    if (db.inTransaction) db.exec('ROLLBACK');
     answer = failed(e);
   }
   post({ t: 'done', id, answer });
@@ -212,7 +209,7 @@ port.on('message', (m: ToWorker) => {
     if (m.t === 'run' || m.t === 'next') {
       try {
         closeAnswer();
-        if (db.inTransaction) rollback.run();
+        if (db.inTransaction) db.exec('ROLLBACK');
       } catch {
         // Already answering INTERNAL.
       }

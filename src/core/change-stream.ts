@@ -3,10 +3,10 @@
  * ends a pending `next()` with `{ done: true }`, as Node's `events.on` iterators do, where a generator's `return()`
  * would queue behind the pending `next()` until the next event.
  */
-import type { ChangeEvent, ChangeFeed } from './backend.js';
-import type { TypeInfo } from './catalogue/index.js';
+import type { ChangeEvent, ChangeFeed } from '../backend.js';
+import type { TypeInfo } from '../catalogue/index.js';
 import type { Fanout, Subscriber } from './fanout.js';
-import type { QueryPlan } from './query/ast.js';
+import type { QueryPlan } from '../query/ast.js';
 
 /** Where a feed request starts: the feed, its store's reader, what it filters by, the seq it reads after, its polling period. */
 export interface FeedStart {
@@ -31,7 +31,7 @@ export interface WatchSource {
 const done = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
 
 /**
- * The change feed's events in commit order, taken from its subscription to the store's one reader (src/fanout.ts),
+ * The change feed's events in commit order, taken from its subscription to the store's one reader (fanout.ts),
  * until `return()`, the signal, the store's close, or a drop for falling too far behind (CHANGES_OVERFLOW) ends it. Steps run one at a time, in the order `next()` was called.
  * @example const w = new ChangeStream(source); const { value } = await w.next(); await w.return();
  */

@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { StoreBusyError } from '../backend.js';
-import { NotAStoreError } from '../sqlite/connection.js';
+import { NotAStoreError } from '../sqlite/index.js';
 import { deserializeError, type FromWorker, type SerializedError, type ToWorker, type WorkerConfig, type WorkerOpenOptions } from './protocol.js';
 
 /** Cheap reads (scheduler.ts FAST_ROWS), other reads, writes. */
@@ -49,12 +49,12 @@ export interface WorkerEvents<J> {
   changed(): void;
 }
 
-/** Where the worker script is: dist/server-worker.js, beside the chunk of dist/ that holds this code (every entry shares it). */
+/** Where the worker script is: dist/pool-worker.js, beside the chunk of dist/ that holds this code (every entry shares it). */
 export function defaultWorkerScript(): URL {
   // import.meta first: an ES module can see a global __filename that is not its own (`node -e` defines one); the CJS
   // build has import.meta.url shimmed (tsup.config.ts), and its own __filename besides.
   const here = (import.meta as { url?: string }).url ?? pathToFileURL(__filename).href;
-  return new URL(here.endsWith('.mjs') ? './server-worker.mjs' : './server-worker.js', here);
+  return new URL(here.endsWith('.mjs') ? './pool-worker.mjs' : './pool-worker.js', here);
 }
 
 /** The error a worker that could not open reported, as DataStore.open would have thrown it. */

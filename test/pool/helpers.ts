@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 
 export const root = resolve(import.meta.dirname, '../..');
 
@@ -13,9 +13,9 @@ const dirs: string[] = [];
 /**
  * Bundles a TypeScript entry into a plain Node script under node_modules/.cache (so it resolves better-sqlite3),
  * dependencies external as in dist/. Once per test file and entry.
- * @example const script = await bundle('src/server/worker.ts');
+ * @example const script = await bundle('src/pool/worker.ts');
  */
-export function bundle(entry: string, name = 'server-worker'): Promise<string> {
+export function bundle(entry: string, name = 'pool-worker'): Promise<string> {
   const key = `${entry}:${name}`;
   let out = bundles.get(key);
   if (!out) {
@@ -35,14 +35,14 @@ export function bundle(entry: string, name = 'server-worker'): Promise<string> {
   return out;
 }
 
-/** The pool's worker script, as tsup's `server-worker` entry will build it. */
+/** The pool's worker script, as tsup's `pool-worker` entry will build it. */
 export function workerScript(): Promise<string> {
-  return bundle('src/server/worker.ts');
+  return bundle('src/pool/worker.ts');
 }
 
 /** A worker that exits (a crash, as the pool sees it) when asked to query the type `__crash__`; otherwise the real one. */
 export function crashingWorkerScript(): Promise<string> {
-  return bundle('test/server/fixtures/crashing-worker.ts', 'crashing-worker');
+  return bundle('test/pool/fixtures/crashing-worker.ts', 'crashing-worker');
 }
 
 /** Removes this file's bundles. */

@@ -4,10 +4,10 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DynamicStore } from '../../src/dynamic.js';
+import { DynamicStore } from '../../src/store.js';
 import { DataStoreError } from '../../src/envelope.js';
-import { createPool, type PooledStore } from '../../src/server/pool.js';
-import { FAST_ROWS } from '../../src/server/scheduler.js';
+import { createPool, type PooledStore } from '../../src/pool/pool.js';
+import { FAST_ROWS } from '../../src/pool/scheduler.js';
 import { openDatabase } from '../../src/sqlite/connection.js';
 import { KeyEstimates, sampleSql } from '../../src/sqlite/estimate.js';
 import { tempDir } from '../helpers/store.js';

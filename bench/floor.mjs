@@ -1,0 +1,112 @@
+// HTTP at the floor: `consolidata serve` (its worker pool, and one thread with --workers 0) against a minimal
+// hand-written node:http + better-sqlite3 server (bench/floor-server.mjs) on the same 100k-Well database, in one run:
+// an indexed pwi equality (a random well each request) and the first 50-document page with its total. Bodies are
+// checked byte for byte first (the page's signed cursor aside: each server signs its own). Rounds interleave the
+// servers; the table gives the median of the rounds and their range.
+// Targets: serve ≥ 0.8× the hand server's requests/s on the equality, ahead of it on the page with the pool, p99 no
+// worse. Usage: node bench/floor.mjs [--wells 100000] [--seconds 20] [--rounds 3] [--connections 20] [--report]
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { cachedWells } from './database.mjs';
+import { pwiOf } from './generate.mjs';
+import { writeSection } from './report.mjs';
+
+const arg = (name, def) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const WELLS = arg('wells', 100_000);
+const SECONDS = arg('seconds', 20);
+const ROUNDS = arg('rounds', 3);
+const CONNECTIONS = arg('connections', 20);
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const dir = mkdtempSync(join(tmpdir(), 'consolidata-floor-'));
+const db = join(dir, 'floor.db');
+copyFileSync(await cachedWells(root, WELLS), db);
+const children = [];
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A server in a child process, once it says where it listens. */
+async function start(args) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const base = await new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /at (http:\/\/\S+)\/api/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
+  });
+  return { base, pid: child.pid };
+}
+
+const cli = join(root, 'dist/cli.js');
+const servers = [
+  { name: 'hand', label: 'hand-written node:http + better-sqlite3', ...(await start([join(root, 'bench/floor-server.mjs'), db])) },
+  { name: 'pool', label: '`consolidata serve` (worker pool)', ...(await start([cli, 'serve', '--db', db, '--port', '0'])) },
+  { name: 'single', label: '`consolidata serve --workers 0`', ...(await start([cli, 'serve', '--db', db, '--port', '0', '--workers', '0'])) },
+];
+
+let n = 0;
+const json = { 'content-type': 'application/json' };
+const pwiBody = (i) => JSON.stringify({ type: 'Well', query: { pwi: pwiOf(i) } });
+const workloads = [
+  { name: 'eq-pwi', label: 'indexed pwi equality', sample: () => pwiBody(12_345), request: { method: 'POST', path: '/api/data/query', headers: json, setupRequest: (r) => ({ ...r, body: pwiBody((n++ * 7919) % WELLS) }) } },
+  { name: 'page-50', label: 'first page of 50 Wells with its total', sample: () => JSON.stringify({ type: 'Well', query: {}, options: { limit: 50 } }), request: { method: 'POST', path: '/api/data/query', headers: json, body: JSON.stringify({ type: 'Well', query: {}, options: { limit: 50 } }) } },
+];
+
+// The same bodies from every server (a cursor is signed by each server's own key: its text is left out).
+const masked = (text) => text.replace(/"cursor":"[^"]*"/, '"cursor":"…"');
+for (const w of workloads) {
+  const bodies = await Promise.all(servers.map(async (s) => masked(await (await fetch(`${s.base}/api/data/query`, { method: 'POST', headers: json, body: w.sample() })).text())));
+  const differ = servers.filter((_, i) => bodies[i] !== bodies[0]).map((s) => s.name);
+  if (differ.length) throw new Error(`${w.name}: ${differ.join(', ')} answer other bodies than the hand server:\n${bodies.map((b) => b.slice(-300)).join('\n')}`);
+}
+
+const runs = [];
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const w of workloads) {
+    for (const s of servers) {
+      const r = await autocannon({ url: s.base, connections: CONNECTIONS, duration: SECONDS, requests: [w.request] });
+      const run = { round, workload: w.name, server: s.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts + r.non2xx };
+      runs.push(run);
+      console.log(JSON.stringify(run));
+    }
+  }
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (x) => Math.round(x).toLocaleString('en-US');
+const rows = [];
+for (const w of workloads) {
+  const hand = median(runs.filter((r) => r.workload === w.name && r.server === 'hand').map((r) => r.rps));
+  const handP99 = median(runs.filter((r) => r.workload === w.name && r.server === 'hand').map((r) => r.p99));
+  for (const s of servers) {
+    const mine = runs.filter((r) => r.workload === w.name && r.server === s.name);
+    const rps = median(mine.map((r) => r.rps));
+    const p99 = median(mine.map((r) => r.p99));
+    const target = s.name === 'hand' ? '' : w.name === 'eq-pwi' ? (rps >= 0.8 * hand ? 'met' : 'missed') + ' (≥ 0.8×)' : s.name === 'pool' ? (rps > hand ? 'met' : 'missed') + ' (> 1×)' : '';
+    const p99Target = s.name === 'hand' ? '' : p99 <= handP99 ? 'met' : 'missed';
+    rows.push(`| ${w.label} | ${s.label} | ${fmt(rps)} (${fmt(Math.min(...mine.map((r) => r.rps)))}–${fmt(Math.max(...mine.map((r) => r.rps)))}) | ${(rps / hand).toFixed(2)}× | ${target} | ${p99} | ${p99Target} | ${Math.max(...mine.map((r) => r.max))} | ${mine.reduce((a, r) => a + r.errors, 0)} |`);
+  }
+}
+const table = [
+  `**HTTP at the floor** (\`npm run load\`, ${new Date().toISOString()}: ${WELLS.toLocaleString('en-US')} Wells, autocannon ${CONNECTIONS} connections × ${SECONDS} s, ${ROUNDS} rounds interleaving the servers; requests/s as the median of the rounds (range); bodies byte-identical but the cursor's signature):`,
+  '',
+  '| request | server | req/s | vs hand | target | p99 ms | p99 ≤ hand | max ms | errors |',
+  '|---|---|---:|---:|---|---:|---|---:|---:|',
+  ...rows,
+];
+console.log(table.join('\n'));
+if (process.argv.includes('--report')) writeSection(root, 'floor', ['<!-- floor -->', ...table, '<!-- /floor -->']);
+process.exit(runs.some((r) => r.errors) ? 1 : 0);
