@@ -21,8 +21,8 @@ function bin() {
 const asRoot = process.getuid?.() === 0;
 const run = (b, args) => execFileSync(asRoot ? 'runuser' : b, asRoot ? ['-u', 'postgres', '--', b, ...args] : args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
-/** Starts the server; answers its connection string, version and a stop function (also run on exit). */
-export function startCluster({ durable = false } = {}) {
+/** Starts the server; answers its connection string, version and a stop function (also run on exit). `extra`: more `-c` settings. */
+export function startCluster({ durable = false, extra = [] } = {}) {
   const b = bin();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'consolidata-bench-pg-'));
   if (asRoot) {
@@ -44,8 +44,34 @@ export function startCluster({ durable = false } = {}) {
   };
   process.on('exit', stop);
   run(path.join(b, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C']);
-  const settings = ['-p 5432', `-k ${dir}`, "-c listen_addresses=''", `-c synchronous_commit=${durable ? 'on' : 'off'}`, '-c shared_buffers=256MB', '-c max_wal_size=4GB', '-c work_mem=16MB'].join(' ');
+  const settings = ['-p 5432', `-k ${dir}`, "-c listen_addresses=''", `-c synchronous_commit=${durable ? 'on' : 'off'}`, '-c shared_buffers=256MB', '-c max_wal_size=4GB', '-c work_mem=16MB', ...extra.map((x) => `-c ${x}`)].join(' ');
   run(path.join(b, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', path.join(dir, 'log'), '-o', settings]);
   const version = run(path.join(b, 'postgres'), ['--version']).trim();
-  return { url: `postgresql://postgres@/postgres?host=${encodeURIComponent(dir)}&port=5432`, version, stop };
+  return { url: `postgresql://postgres@/postgres?host=${encodeURIComponent(dir)}&port=5432`, host: dir, version, stop };
+}
+
+/**
+ * `--backend citus`: a coordinator and two workers on this machine, each a server as above with Citus preloaded
+ * (installed by ../shared/citus/install.sh), joined by socket directory; answers the coordinator's connection string.
+ */
+export async function startCitus() {
+  const { default: pg } = await import('pg');
+  const nodes = [0, 1, 2].map(() => startCluster({ extra: ['shared_preload_libraries=citus', 'max_connections=200'] }));
+  const sql = async (node, statements) => {
+    const client = new pg.Client({ connectionString: node.url });
+    await client.connect();
+    try {
+      for (const s of statements) await client.query(s);
+    } finally {
+      await client.end();
+    }
+  };
+  for (const n of nodes) await sql(n, ['CREATE EXTENSION citus']);
+  const [coordinator, ...workers] = nodes;
+  await sql(coordinator, [`SELECT citus_set_coordinator_host('${coordinator.host}', 5432)`, ...workers.map((w) => `SELECT citus_add_node('${w.host}', 5432)`)]);
+  const client = new pg.Client({ connectionString: coordinator.url });
+  await client.connect();
+  const version = (await client.query('SELECT citus_version() AS v')).rows[0].v.split(' on ')[0];
+  await client.end();
+  return { url: coordinator.url, version, stop: () => nodes.forEach((n) => n.stop()) };
 }

@@ -245,6 +245,7 @@ export async function writeReport({ root, results }) {
   const kept = /<!-- findings -->[\s\S]*<!-- \/findings -->/.exec(old)?.[0] ?? '<!-- findings -->\n<!-- /findings -->';
   // The PostgreSQL section is written by `--backend postgres` runs (writePostgres) and kept as it is here.
   const postgres = POSTGRES_SECTION.exec(old)?.[0];
+  const citus = CITUS_SECTION.exec(old)?.[0];
   const text = [
     '# consolidata benchmark report',
     '',
@@ -260,6 +261,7 @@ export async function writeReport({ root, results }) {
     kept,
     '',
     ...(postgres ? [postgres, ''] : []),
+    ...(citus ? [citus, ''] : []),
   ].join('\n');
   fs.writeFileSync(file, text);
   // The chart of the same run, beside the report (the one other file the report checks in).
@@ -268,6 +270,52 @@ export async function writeReport({ root, results }) {
 }
 
 const POSTGRES_SECTION = /<!-- postgres -->[\s\S]*<!-- \/postgres -->/;
+const CITUS_SECTION = /<!-- citus -->[\s\S]*<!-- \/citus -->/;
+
+/**
+ * `--backend citus`: consolidata on a local Citus cluster (coordinator + 2 workers, `citus: true`) beside consolidata
+ * and hand-written SQL on one PostgreSQL server, written to results/citus.{json,meta.json} and to REPORT.md's Citus
+ * section (only that section changes; the findings under it are kept).
+ */
+export async function writeCitus({ root, results, rows, meta, workloads }) {
+  fs.mkdirSync(results, { recursive: true });
+  fs.writeFileSync(path.join(results, 'citus.json'), JSON.stringify(rows, null, 1));
+  fs.writeFileSync(path.join(results, 'citus.meta.json'), JSON.stringify(meta, null, 1));
+  const m = meta.machine;
+  const file = path.join(root, 'bench', 'REPORT.md');
+  const old = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const kept = /<!-- citus-findings -->[\s\S]*<!-- \/citus-findings -->/.exec(old)?.[0] ?? '<!-- citus-findings -->\n<!-- /citus-findings -->';
+  const get = (w, n, sys) => rows.find((r) => r.workload === w && r.size === n && r.system === sys);
+  const v = (c) => (c?.medianMs == null ? 'n/a' : ms(c.medianMs));
+  const ratio = (a, b) => (a?.medianMs && b?.medianMs ? x(a.medianMs / b.medianMs) : '–');
+  const lines = [
+    '<!-- citus -->',
+    '## Citus',
+    '',
+    `Written by \`npm run bench -- --backend citus\` (${meta.seconds.toFixed(0)} s, ${meta.date}); re-running it rewrites this section's table only.`,
+    `${m.citus ?? 'Citus'} on ${m.postgres ?? 'PostgreSQL'}: a coordinator and two workers on this one machine (${m.cpu}, ${m.cores} cores), 32 shards a`,
+    'table, every server as the PostgreSQL one (Unix socket, `shared_buffers = 256MB`, `synchronous_commit = off`). Median ms per operation;',
+    'citus/pg = consolidata on Citus ÷ consolidata on one PostgreSQL server; pg/pgsql as in the PostgreSQL section.',
+    '',
+  ];
+  for (const n of meta.sizes) {
+    lines.push(`### ${n.toLocaleString('en-US')} Well documents`, '');
+    lines.push('| workload | hits | PostgreSQL hand SQL ms | PostgreSQL consolidata ms | pg/pgsql | Citus consolidata ms | citus/pg |');
+    lines.push('|---|---|---:|---:|---:|---:|---:|');
+    for (const w of workloads) {
+      const [pgsql, pg, citus] = ['pgsql', 'pg', 'citus'].map((s) => get(w, n, s));
+      if (![pgsql, pg, citus].some((c) => c?.medianMs)) continue;
+      const hits = pgsql?.hits ?? pg?.hits ?? '';
+      lines.push(`| ${w} | ${typeof hits === 'number' ? Math.round(hits * 10) / 10 : hits} | ${v(pgsql)} | ${v(pg)} | ${ratio(pg, pgsql)} | ${v(citus)} | ${ratio(citus, pg)} |`);
+    }
+    lines.push('');
+  }
+  lines.push(`**Mismatches:** ${meta.mismatches.length ? meta.mismatches.join('; ') : 'none.'}`, '', kept, '<!-- /citus -->');
+  const section = lines.join('\n');
+  const text = CITUS_SECTION.test(old) ? old.replace(CITUS_SECTION, () => section) : `${old.trimEnd()}\n\n${section}\n`;
+  fs.writeFileSync(file, text);
+  console.log(`wrote the Citus section of ${path.relative(process.cwd(), file)}`);
+}
 
 /**
  * `--backend postgres`: consolidata and hand-written SQL on PostgreSQL beside the same on SQLite, one table per size,

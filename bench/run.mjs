@@ -8,6 +8,7 @@
  *   node bench/run.mjs --report   copies the latest results into bench/REPORT.md with the machine description
  *   node bench/run.mjs --testkit  consolidata/testing: per-test setup by re-inserting vs restoring a snapshot (bench/testkit.mjs)
  *   node bench/run.mjs --backend postgres   the workloads at 100k on PostgreSQL (a throwaway server, or --pg-url=…)
+ *   node bench/run.mjs --backend citus      the same on a local Citus cluster (coordinator + 2 workers) beside PostgreSQL
  *                                  beside SQLite: consolidata and hand-written SQL on each; writes REPORT.md's PostgreSQL section
  *   node bench/run.mjs --baseline=DIR   adds `base`: the library as built in DIR (another checkout, `npm run build`
  *                                  there), measured interleaved with this one in the same run; prints after/before
@@ -22,7 +23,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mjs';
 import { boxFor, haversine, polygonFor, ringsBox } from './geo.mjs';
-import { writeOutputs, writePostgres, writeReport } from './report.mjs';
+import { writeCitus, writeOutputs, writePostgres, writeReport } from './report.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -33,8 +34,9 @@ const flag = (name) => argv.includes(`--${name}`);
 const opt = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 // `npm run bench -- --backend postgres` (two words) or --backend=postgres.
 const BACKEND = opt('backend') ?? (argv.includes('--backend') ? argv[argv.indexOf('--backend') + 1] : 'sqlite');
-if (BACKEND !== 'sqlite' && BACKEND !== 'postgres') throw new Error(`--backend: expected sqlite or postgres, got ${BACKEND}`);
-const PG = BACKEND === 'postgres';
+if (BACKEND !== 'sqlite' && BACKEND !== 'postgres' && BACKEND !== 'citus') throw new Error(`--backend: expected sqlite, postgres or citus, got ${BACKEND}`);
+const CITUS = BACKEND === 'citus';
+const PG = BACKEND === 'postgres' || CITUS;
 
 if (flag('report')) {
   await writeReport({ root: ROOT, results: RESULTS });
@@ -80,11 +82,13 @@ const cluster = PG ? await (async () => {
   await client.end();
   return { url, version, stop() {} };
 })() : null;
+// Citus: a coordinator and two workers of its own (--citus-url names one instead), beside the PostgreSQL server above.
+const citus = CITUS ? (opt('citus-url') ? { url: opt('citus-url'), version: 'Citus', stop() {} } : await (await import('./pgcluster.mjs')).startCitus()) : null;
 
 // ---- configuration ----------------------------------------------------------------------------------------------
 const FULL = flag('full');
 const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : PG ? [100_000] : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const SYSTEMS = (opt('systems') ?? (PG ? 'sql,consolidata,pgsql,pg' : BASELINE ? 'sql,consolidata,base' : 'sql,consolidata,nedb,loki,mingo')).split(',');
+const SYSTEMS = (opt('systems') ?? (CITUS ? 'pgsql,pg,citus' : PG ? 'sql,consolidata,pgsql,pg' : BASELINE ? 'sql,consolidata,base' : 'sql,consolidata,nedb,loki,mingo')).split(',');
 if (SYSTEMS.includes('base') && !BASELINE) throw new Error('--systems: base needs --baseline=DIR (a checkout with dist/ built)');
 // The in-memory peers that also run at 1M (each holds every document as live objects; NeDB and mingo at 1M take
 // most of an hour between them and answer nothing the 100k run does not show): --peers-1m=loki,nedb,mingo.
@@ -104,9 +108,10 @@ const MODULES = {
   mingo: './peers/mingo.mjs',
   pg: './systems/postgres.mjs',
   pgsql: './systems/pgsql.mjs',
+  citus: './systems/citus.mjs',
 };
-/** The limit each system is measured against: hand-written SQL on the same database. */
-const limitOf = (system) => (system === 'pg' || system === 'pgsql' ? 'pgsql' : 'sql');
+/** The limit each system is measured against: hand-written SQL on the same database; Citus against one PostgreSQL server. */
+const limitOf = (system) => (system === 'citus' ? 'pg' : system === 'pg' || system === 'pgsql' ? 'pgsql' : 'sql');
 
 // ---- measuring -------------------------------------------------------------------------------------------------
 const median = (xs) => {
@@ -247,7 +252,8 @@ function na(workload, size, system, note) {
   results.push({ workload, size, system, medianMs: null, opsPerSec: null, ratioToLimit: null, note });
 }
 function checkCounts(workload, size, counts) {
-  const refName = counts.expected !== undefined ? 'expected' : counts.sql !== undefined ? 'sql' : 'consolidata';
+  // The reference: the computed answer, else hand-written SQL on SQLite, else on PostgreSQL (the Citus run has no SQLite).
+  const refName = counts.expected !== undefined ? 'expected' : counts.sql !== undefined ? 'sql' : counts.pgsql !== undefined ? 'pgsql' : 'consolidata';
   const ref = counts[refName];
   for (const [sys, c] of Object.entries(counts)) {
     // Per-argument hit lists are compared on the arguments both systems ran.
@@ -274,7 +280,7 @@ for (const n of SIZES) {
   const SYSTEMS_N = systemsAt(n);
   for (const name of SYSTEMS_N) {
     const { create } = await import(MODULES[name]);
-    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore: name === 'base' ? baseLib.DataStore : DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, postgres });
+    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore: name === 'base' ? baseLib.DataStore : DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, citusUrl: citus?.url, postgres });
   }
   const each = async (fn) => { for (const name of SYSTEMS_N) await fn(name, sys[name]); };
 
@@ -445,7 +451,9 @@ const meta = {
   mismatches,
 };
 cluster?.stop();
-if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
+citus?.stop();
+if (CITUS) await writeCitus({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'citus', machine: { ...meta.machine, citus: citus.version } }, workloads: WORKLOADS });
+else if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
 // A baseline run compares two builds: it is printed, not written over the results the report is made from.
 else if (!BASELINE) writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
 if (BASELINE) {

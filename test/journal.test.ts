@@ -59,14 +59,15 @@ describe.each(backends())('version history on $name', (backend) => {
   });
 
   it('an atomic insert that rolls back leaves no version, no change event, no log entry with its stamps', async () => {
-    const store = await backend.open({ history: true, changeFeed: true, activityLog: true });
+    const feed = backend.changeFeed;
+    const store = await backend.open({ history: true, changeFeed: feed, activityLog: true });
     await store.insert('Well', [{ pwi: 'A' }]);
-    const before = await store.dynamic.changes();
+    const before = feed ? await store.dynamic.changes() : { success: true };
     const r = await store.insert('Well', [{ pwi: 'B' }, { pwi: 'A' }], { atomic: true, activityId: 'doomed' });
     expect(r.errors[0]!.code).toBe('DUPLICATE_KEY');
     expect((await store.query('Well', { pwi: 'B' })).count).toBe(0);
     expect((await store.query('VersionDocument', { createdActivityId: 'doomed' })).count).toBe(0);
-    expect((await store.dynamic.changes(undefined, { since: 0 })).data.filter((e) => e.activityId === 'doomed')).toEqual([]);
+    if (feed) expect((await store.dynamic.changes(undefined, { since: 0 })).data.filter((e) => e.activityId === 'doomed')).toEqual([]);
     expect(before.success).toBe(true);
     // Only the refusal's own log entry carries the activity, and it says what happened.
     const logs = await store.query('ActivityLog', { createdActivityId: 'doomed' });
@@ -78,17 +79,20 @@ describe.each(backends())('version history on $name', (backend) => {
 
 describe.each(backends())('replace of an unchanged document on $name', (backend) => {
   it('writes no version and no change event and leaves every stamp; a changed one still writes', async () => {
-    const store = await backend.open({ history: ['Well'], changeFeed: true, activityLog: true });
+    const feed = backend.changeFeed;
+    const store = await backend.open({ history: ['Well'], changeFeed: feed, activityLog: true });
     await store.insert('Well', [{ pwi: 'A', name: 'a', extra: { x: 1, y: [1, 2] } }, { pwi: 'B', name: 'b' }]);
     const [a, b] = (await store.query('Well', {})).data;
-    const head = (await store.dynamic.changes(undefined, { since: 0 })).data.length;
+    // Without the feed (Citus), its checks are left out: history and the log say the same.
+    const events = async () => (feed ? (await store.dynamic.changes(undefined, { since: 0 })).data : []);
+    const head = (await events()).length;
     // Members in another order, and stamps from elsewhere: still the same document.
     const again = { extra: { y: [1, 2], x: 1 }, name: 'a', pwi: 'A', id: a!.id, updatedAt: '2001-01-01', updatedBy: 'someone' };
     const r = await store.replace('Well', [again, { ...b }], { activityId: 'same' });
     expect([r.success, r.count, r.insertedIds]).toEqual([true, 2, []]);
     expect((await store.query('Well', {})).data).toEqual([a, b]);
     expect((await store.history('Well', a!.id as string)).data.map((v) => v.event)).toEqual(['insert']);
-    expect((await store.dynamic.changes(undefined, { since: 0 })).data.length).toBe(head);
+    expect((await events()).length).toBe(head);
     const log = await store.query('ActivityLog', { createdActivityId: 'same' });
     expect(log.data.map((l) => [l.name, l.numDocsCreated, l.numDocsModified, l.hasError])).toEqual([['replace', 0, 0, false]]);
     // One changed member: that document is replaced and stamped, the unchanged one is not.
@@ -98,7 +102,7 @@ describe.each(backends())('replace of an unchanged document on $name', (backend)
     expect([a2!.name, a2!.lastUpdatedActivityId, a2!.createdAt]).toEqual(['a2', 'changed', a!.createdAt]);
     expect(b2).toEqual(b);
     expect((await store.history('Well', a!.id as string)).data.map((v) => v.event)).toEqual(['insert', 'replace']);
-    expect((await store.dynamic.changes(undefined, { since: 0 })).data.slice(head).map((e) => [e.op, e.doc.pwi])).toEqual([['replace', 'A']]);
+    if (feed) expect((await events()).slice(head).map((e) => [e.op, e.doc.pwi])).toEqual([['replace', 'A']]);
     store.close();
   });
 
@@ -200,7 +204,7 @@ describe.each(backends())('activity log on $name', (backend) => {
   });
 });
 
-describe.each(backends())('change feed on $name', (backend) => {
+describe.each(backends().filter((b) => b.changeFeed))('change feed on $name', (backend) => {
   it('yields every committed change in commit order with strictly increasing seq, filtered by type and query', async () => {
     const store = await backend.open({ changeFeed: true });
     const all = collect(store.watch(), 6);
@@ -484,9 +488,8 @@ describe('change feed on SQLite files', () => {
 });
 
 describe('on PostgreSQL', () => {
-  it('refuses the journal and soft delete with the Citus layout at open, before connecting', async () => {
-    for (const options of [{ changeFeed: true }, { history: true as const }, { activityLog: true }, { softDelete: true as const }]) {
-      await expect(openPostgres('postgres://nobody@127.0.0.1:1/none', { ...options, citus: true })).rejects.toThrow(/not available with the Citus layout/);
-    }
+  it('refuses the change feed with the Citus layout at open, before connecting, saying why', async () => {
+    const refused = openPostgres('postgres://nobody@127.0.0.1:1/none', { changeFeed: true, citus: true });
+    await expect(refused).rejects.toThrow(/changeFeed is not available with the Citus layout: the feed is ordered by one sequence and one lock of one server/);
   });
 });

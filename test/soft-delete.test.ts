@@ -68,7 +68,7 @@ describe.each(backends())('soft delete on $name', (backend) => {
   });
 
   it('is recorded as a delete in the history, the feed and the log; purge as a purge', async () => {
-    const store = await backend.open({ softDelete: ['Well'], history: ['Well'], changeFeed: true, activityLog: true });
+    const store = await backend.open({ softDelete: ['Well'], history: ['Well'], changeFeed: backend.changeFeed, activityLog: true });
     const id = (await store.insert('Well', [{ pwi: 'A' }])).insertedIds[0]!;
     const del = await store.delete('Well', { pwi: 'A' });
     await store.purge('Well', { pwi: 'A' });
@@ -77,7 +77,8 @@ describe.each(backends())('soft delete on $name', (backend) => {
       ['delete', true, true],
       ['purge', false, true],
     ]);
-    expect((await store.dynamic.changes(undefined, { since: 0 })).data.map((e) => e.op)).toEqual(['insert', 'delete', 'purge']);
+    // Citus refuses the feed: there history and the log say it.
+    if (backend.changeFeed) expect((await store.dynamic.changes(undefined, { since: 0 })).data.map((e) => e.op)).toEqual(['insert', 'delete', 'purge']);
     const logs = (await store.query('ActivityLog', {})).data.map((l) => [l.name, l.numDocsModified, l.numDocsDeleted]);
     expect(logs).toEqual([
       ['insert', 0, 0],

@@ -60,7 +60,7 @@ describe('write statements, as each dialect writes them', () => {
     expect(firstBadParent(sqlite, table, '1', [{ steps: [step('wellName')], value: 1 }])).toBeNull();
   });
 
-  it("the journal's request context: bound on SQLite and cleared before the commit; a literal on PostgreSQL, ending with the transaction", () => {
+  it("the journal's request context: bound on SQLite and cleared before the commit; a literal on PostgreSQL, ending with the transaction, propagated to Citus' workers", () => {
     const c = { op: 'update', activity: 'a1', at: '2024-05-01T00:00:00.000Z', ms: 1714521600000, by: "o'brien" };
     expect(context(sqlite, c).set).toEqual({
       sql: 'UPDATE cd_context SET op = ?, activity = ?, at = ?, ms = ?, by = ? WHERE k = 1',
@@ -68,8 +68,11 @@ describe('write statements, as each dialect writes them', () => {
     });
     expect(context(sqlite, c).clear?.sql).toMatch(/^UPDATE cd_context SET op = NULL/);
     const pg = context(postgres, c);
-    expect(pg.set).toEqual({ sql: `SELECT set_config('consolidata.ctx', '${JSON.stringify(c).replace(/'/g, "''")}', true)`, params: [] });
+    const literal = `'${JSON.stringify(c).replace(/'/g, "''")}'`;
+    expect(pg.set).toEqual({ sql: `SET LOCAL consolidata.ctx = ${literal}`, params: [] });
     expect(pg.clear).toBeNull();
+    // On Citus the workers' triggers read it too: the transaction propagates its SET LOCALs to them.
+    expect(context(postgres, c, true).set).toEqual({ sql: `SET LOCAL citus.propagate_set_commands = 'local'; SET LOCAL consolidata.ctx = ${literal}`, params: [] });
   });
 
   it('the feed reads events after a seq, of a type and its conditions when given', () => {

@@ -160,7 +160,8 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
 
     it('honours uniqueKeys and extra unique indexes from options', async () => {
       const s = await backend.open({ uniqueKeys: { Well: [] }, indexes: { Well: [{ fields: ['wellId'], unique: true }] } });
-      const r = await s.insert('Well', [{ pwi: 'A', wellId: '1' }, { pwi: 'A', wellId: '2' }, { pwi: 'B', wellId: '1' }]);
+      // One well's documents: on Citus a unique key without pwi holds within a well (README "Citus").
+      const r = await s.insert('Well', [{ pwi: 'A', wellId: '1' }, { pwi: 'A', wellId: '2' }, { pwi: 'A', wellId: '1' }]);
       expect(r.errors).toMatchObject([{ code: 'DUPLICATE_KEY', index: 2, key: { wellId: '1' } }]);
       await s.close();
     });
@@ -215,10 +216,13 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
 
     it('is all or nothing: a collision rolls back every document of the request', async () => {
       const { insertedIds } = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
-      const r = await store.replace('Well', [{ id: insertedIds[0], pwi: 'A2' }, { pwi: 'B' }]);
+      const r = await store.replace('Well', [{ id: insertedIds[0], pwi: 'A', name: 'renamed' }, { pwi: 'B' }]);
       expect(r.success).toBe(false);
       expect(r.errors).toMatchObject([{ code: 'DUPLICATE_KEY', index: 1, key: { pwi: 'B' } }]);
-      expect((await all(store, 'Well')).map((d) => d.pwi)).toEqual(['A', 'B']);
+      expect((await all(store, 'Well')).map((d) => [d.pwi, d.name])).toEqual([
+        ['A', undefined],
+        ['B', undefined],
+      ]);
     });
 
     it('validates before writing', async () => {
@@ -281,12 +285,15 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
       expect((await all(store, 'Well'))[0]!.updatedAt).toBe((await all(store, 'Well'))[0]!.createdAt);
     });
 
-    it('rolls back an update that would collide on a unique key', async () => {
-      const r = await store.update('Well', { basinName: 'Permian' }, { pwi: 'Z' });
-      expect(r.success).toBe(false);
-      expect(r.errors[0]!.code).toBe('DUPLICATE_KEY');
-      expect((await all(store, 'Well')).map((d) => d.pwi)).toEqual(['A', 'B', 'C']);
-    });
+    // It moves documents to another pwi, which Citus refuses as VALIDATION (README "Citus"; test/citus checks that).
+    if (!backend.citus) {
+      it('rolls back an update that would collide on a unique key', async () => {
+        const r = await store.update('Well', { basinName: 'Permian' }, { pwi: 'Z' });
+        expect(r.success).toBe(false);
+        expect(r.errors[0]!.code).toBe('DUPLICATE_KEY');
+        expect((await all(store, 'Well')).map((d) => d.pwi)).toEqual(['A', 'B', 'C']);
+      });
+    }
 
     it('de-duplicates HashSet values it sets', async () => {
       await store.update('Well', { pwi: 'A' }, { groups: ['x', 'x', 'y'] });

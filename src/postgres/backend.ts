@@ -2,8 +2,9 @@
  * The PostgreSQL backend: the shared SQL backend (src/sql/backend.ts) over a pool of node-postgres clients (driver.ts),
  * each request one transaction (or one statement, which is one), plans compiled by compile.ts. Its own strategies:
  * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, polygons decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
- * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`) on what they rewrite, so
- * concurrent writers never lose an update; deadlocks and serialization failures are run again whole.
+ * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`; on Citus a no-op UPDATE,
+ * see #locked) on what they rewrite, so concurrent writers never lose an update; deadlocks and serialization failures
+ * are run again whole.
  */
 import type { TypeInfo } from '../catalogue/index.js';
 import { put, isPlainObject } from '../catalogue/validate.js';
@@ -31,13 +32,15 @@ import { newCursorKey } from '../query/cursor.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { coordText, fieldExpr, postgres, toPostgres, unstorable } from './dialect.js';
-import { bound, join, sql, type Sql } from '../sql/fragment.js';
-import { ids, insertArray, insertDoc, putArray, readDocs, type WriteTable } from '../sql/write.js';
+import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
+import { ids, insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
 import { call, SqlBackend, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
-import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, Steer, UNDEFINED_TABLE, UNIQUE_VIOLATION, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
+import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, Steer, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
 
 export { requestErrorOf, type PgClientLike, type PgPoolLike };
 import { docsTable, key, META_TABLE, qualified } from './names.js';
+import { HAS_CITUS, noCitus } from './citus.js';
+import { uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
 /** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
@@ -129,7 +132,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
       uniqueKeys: settings.uniqueKeys,
       indexes: settings.indexes,
       distribution: options.distribution,
-      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention },
+      journal: { history: settings.history, changeFeed: settings.changeFeed, changeRetention: settings.changeRetention, distributed: !!options.distribution },
     };
     for (const n of settings.catalogue.names) this.#tables.set(n, qualified(options.schema, docsTable(n)));
   }
@@ -163,6 +166,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   async #ensureSchema(s: Session): Promise<void> {
     const { schema } = this.#options;
     const meta = qualified(schema, META_TABLE);
+    if (this.#options.distribution && !(await s.rows(HAS_CITUS))[0]![0]) throw noCitus(schema);
     const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
     // Soft delete, once on for a type, stays on for every store of the schema: its unique keys are partial.
     const kept = exists?.[0] ? ((await s.rows(`SELECT value FROM ${meta} WHERE key = 'softDelete'`))[0]?.[0] as string | undefined) : undefined;
@@ -186,7 +190,9 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
           // Two processes opening one new schema at once: the second waits, then finds it made.
           await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
           if ((await current()) !== fingerprint) {
-            await s.exec(statements.join(';\n'));
+            // Citus forwards a statement's text to the workers: one statement each, not the whole script.
+            if (this.#options.distribution) for (const statement of statements) await s.exec(statement);
+            else await s.exec(statements.join(';\n'));
             await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
           }
           await s.exec('COMMIT');
@@ -277,10 +283,25 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     return this.#options.distribution?.get(info.name) ? { name, computed: { column: 'dk', value: (j) => this.#dkExpr(info, sql`(${j})::json`) } } : { name };
   }
 
+  /**
+   * The rows a write rewrites, locked to its commit: `SELECT … FOR UPDATE` in seq order on one node; on Citus, which
+   * locks by SELECT only on one shard, an UPDATE that changes nothing (`body`: no journal trigger watches it) locks
+   * them on every shard.
+   */
+  #locked(table: string, columns: string, where: Sql | string): Compiled {
+    if (this.#options.distribution) return toPostgres(sql`UPDATE ${table} SET body = body WHERE ${where} RETURNING ${columns}`);
+    return toPostgres(sql`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY seq${postgres.lock}`);
+  }
+
   // ---- running ---------------------------------------------------------------------------------------------
 
   protected get driver(): PgDriver {
     return this.#driver;
+  }
+
+  /** On Citus the journal's triggers run on the workers: its context is propagated to them. */
+  protected get distributed(): boolean {
+    return !!this.#options.distribution;
   }
 
   protected table(type: string): WriteTable {
@@ -360,7 +381,8 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     const where = this.#where(info, conditions);
     const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
     const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
-    const rows = await s.all(toPostgres(sql`SELECT seq, ${columns.join(', ')}${extra} FROM ${this.#table(info)} WHERE ${where}${lock ? ` ORDER BY seq${postgres.lock}` : ''}`));
+    const selected = `seq, ${columns.join(', ')}${extra}`;
+    const rows = await s.all(lock ? this.#locked(this.#table(info), selected, where) : toPostgres(sql`SELECT ${selected} FROM ${this.#table(info)} WHERE ${where}`));
     // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
     const handles = polygons.map((p) => polygonHandle(p.rings));
     const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
@@ -438,10 +460,16 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     if (new Set(ids).size !== ids.length) {
       // Two documents of the request share an id: RETURNING id could not tell which went in; one at a time.
       const errors: EnvelopeError[] = [];
+      const taken = new Set<unknown>();
       for (const [index, doc] of docs.entries()) {
-        const fields = await this.#insertAlone(s, info, doc);
+        // An id an earlier document of the request took collides on id; on Citus, where ids are unique per shard
+        // only, the server would let a document of another well in.
+        const fields = taken.has(doc.id) ? ['id'] : await this.#insertAlone(s, info, doc);
         if (fields) errors.push(duplicateError(info, doc, index, fields));
-        else inserted.add(index);
+        else {
+          inserted.add(index);
+          taken.add(doc.id);
+        }
       }
       return { insertedIds: insertedIds(), errors, rolledBack: false };
     }
@@ -451,7 +479,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
       for (const chunk of batches) await s.all(insertArray(postgres, this.#writeTable(info), chunk.json, false));
       return { insertedIds: ids, errors: [], rolledBack: false };
     } catch (e) {
-      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      if (!uniqueViolation(e)) throw e;
       if (guard === 'none') throw new Collided();
       await s.exec('ROLLBACK TO SAVEPOINT cd_fast');
     }
@@ -473,9 +501,10 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
       await s.exec('RELEASE SAVEPOINT cd_doc');
       return null;
     } catch (e) {
-      if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+      const hit = uniqueViolation(e);
+      if (!hit) throw e;
       await s.exec('ROLLBACK TO SAVEPOINT cd_doc');
-      return this.#driver.keyOf(s, (e as { constraint?: unknown }).constraint);
+      return this.#driver.keyOf(s, hit.index);
     }
   }
 
@@ -487,15 +516,15 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     const found = new Map<number, readonly string[]>();
     if (keys.length === 1) {
       for (const i of collided) found.set(i, keys[0]!);
-    } else {
-      // One statement for every skipped document: which known key does a stored document share with it?
+    } else if (!this.#options.distribution) {
+      // One statement for every skipped document: which known key does a stored document share with it? (Citus cannot
+      // run it, a distributed table in a subquery of each row of a function: there each goes alone, below.)
       const j = '(e.j::jsonb)';
-      const dk = this.#options.distribution?.get(info.name) ? sql`t.dk = ${this.#dkExpr(info, 'e.j')} AND ` : '';
       // With soft delete, a key other than id collides with live documents only (its index is partial).
       const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
-          sql`EXISTS (SELECT 1 FROM ${table} AS t WHERE ${dk}${k
+          sql`EXISTS (SELECT 1 FROM ${table} AS t WHERE ${k
             .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
             .join(' AND ')}${k.length === 1 && k[0] === 'id' ? '' : live})`,
       );
@@ -598,7 +627,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
     if (given.length) {
-      const rows = await s.all(readDocs(postgres, { name: table }, ids(postgres, given), true));
+      const rows = await s.all(this.#locked(table, `seq, id, ${postgres.docText}`, ids(postgres, given)));
       for (const [, id, body] of rows as [string, string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
     }
     const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
@@ -636,10 +665,11 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
       try {
         await s.all(run[0]!.kind === 'insert' ? insertArray(postgres, this.#writeTable(info), json, false) : putArray(postgres, { name: table }, json));
       } catch (e) {
-        if (sqlState(e) !== UNIQUE_VIOLATION) throw e;
+        const hit = uniqueViolation(e);
+        if (!hit) throw e;
         if (run.length > 1) throw new OneByOne();
         const op = run[0]!;
-        const fields = await this.#driver.keyOf(s, (e as { constraint?: unknown }).constraint);
+        const fields = await this.#driver.keyOf(s, hit.index);
         if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
@@ -666,11 +696,11 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
 
   /**
    * Top-level fields are set in SQL (the dialect's setFields: `body` rebuilt with its members in order, no document
-   * leaving the server); dotted paths, and the distribution field of a Citus layout, are rewritten here.
+   * leaving the server); dotted paths are rewritten here, and on Citus every update: that rebuild of `body` joins
+   * set-returning functions in a correlated subquery, which Citus runs on one shard only.
    */
-  protected setsInSql(info: TypeInfo, sets: readonly FieldSet[]): boolean {
-    const dkField = this.#options.distribution?.get(info.name)?.field;
-    return sets.every((set) => set.steps.length === 1) && !sets.some((set) => set.steps[0]!.name === dkField);
+  protected setsInSql(_info: TypeInfo, sets: readonly FieldSet[]): boolean {
+    return !this.#options.distribution && sets.every((set) => set.steps.length === 1);
   }
 
   /** The documents rewritten in JS, so `body` keeps their key order (jsonb_set would lose it), under row locks. */
@@ -680,7 +710,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     if (where === null) {
       rows = (yield* call(this.#polygonMatches(s, info, plan.conditions, true, ', body'))).rows.map((r) => [r[0], r[r.length - 1]]);
     } else {
-      rows = ((yield* call(s.all(readDocs(postgres, table, where, true)))) as Row[]).map((r) => [r[0], r[2]]);
+      rows = (yield* call(s.all(this.#locked(table.name, `seq, ${postgres.docText}`, where)))) as Row[];
     }
     if (!rows.length) return 0;
     const changed: string[] = [];

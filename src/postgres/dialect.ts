@@ -136,26 +136,68 @@ function source(f: Flavor, root: string): JsonSource {
     },
     length: (base, steps) => `${f.length}(${chain(base, steps, f)})`,
     candidate: { type: `${f.type}(c.v)`, value: 'c.v' },
-    /** Rows `v` of every value tested: arrays on the way fan out, the leaf with its elements when it is an array; a missing leaf is NULL. */
+    /**
+     * Rows `v` of every value tested: arrays on the way fan out, the leaf with its elements when it is an array; a
+     * missing leaf is NULL (JSON null on a longer jsonb path: both answer only the null tests). Each is one
+     * set-returning function over an immutable expression of the row, the one shape of correlated subquery Citus
+     * pushes down to the shards (a UNION, a LATERAL chain or a STABLE function it refuses, or worse).
+     */
     candidates(steps) {
-      const leaf = (b: string, s: Step) => {
-        const m = member(b, s, f);
-        return `SELECT ${m} AS v WHERE NOT (${pastEnd(postgres, self, b, [], s)}) UNION ALL SELECT ${f.elements}(CASE WHEN ${f.type}(${m}) = 'array' THEN ${m} END)`;
-      };
-      if (steps.length === 1) return leaf(root, steps[0]!);
-      const from: string[] = [];
-      let prev = root;
-      for (let i = 0; i < steps.length - 1; i++) {
-        const s = steps[i]!;
-        const m = member(prev, s, f);
-        // A non-object yields NULL from `->`: wrapped as [null], the next step reads it as missing.
-        from.push(`${f.elements}(CASE WHEN ${pastEnd(postgres, self, prev, [], s)} THEN ${f.empty} WHEN ${f.type}(${m}) = 'array' THEN ${m} ELSE ${f.wrap}(${m}) END) AS n${i + 1}(v)`);
-        prev = `n${i + 1}.v`;
-      }
-      return `SELECT x.v FROM ${from.join(' CROSS JOIN LATERAL ')} CROSS JOIN LATERAL (${leaf(prev, steps[steps.length - 1]!)}) AS x(v)`;
+      if (steps.length === 1 || f.json) return chained(steps);
+      return `SELECT c.v FROM jsonb_array_elements(${jsonbCandidates(root, steps)}) AS c(v)`;
     },
   };
+  /** The leaf and its elements as rows: o = 0 the value itself, o = k its k-th element. */
+  const leaf = (b: string, s: Step) => {
+    const m = member(b, s, f);
+    const from = `CASE WHEN ${pastEnd(postgres, self, b, [], s)} THEN 1 ELSE 0 END`;
+    return `SELECT (CASE WHEN o.i = 0 THEN ${m} ELSE ${m} -> (o.i - 1) END) AS v FROM generate_series(${from}, CASE WHEN ${f.type}(${m}) = 'array' THEN ${f.length}(${m}) ELSE 0 END) AS o(i)`;
+  };
+  /** The fan-out as joined set-returning functions, for the exact text of `body` on paths of several steps (plain PostgreSQL). */
+  const chained = (steps: readonly Step[]): string => {
+    if (steps.length === 1) return leaf(root, steps[0]!);
+    const from: string[] = [];
+    let prev = root;
+    for (let i = 0; i < steps.length - 1; i++) {
+      const s = steps[i]!;
+      const m = member(prev, s, f);
+      // A non-object yields NULL from `->`: wrapped as [null], the next step reads it as missing.
+      from.push(`${f.elements}(CASE WHEN ${pastEnd(postgres, self, prev, [], s)} THEN ${f.empty} WHEN ${f.type}(${m}) = 'array' THEN ${m} ELSE ${f.wrap}(${m}) END) AS n${i + 1}(v)`);
+      prev = `n${i + 1}.v`;
+    }
+    return `SELECT x.v FROM ${from.join(' CROSS JOIN LATERAL ')} CROSS JOIN LATERAL (${leaf(prev, steps[steps.length - 1]!)}) AS x(v)`;
+  };
   return self;
+}
+
+/** A jsonpath string literal of a checked field name (letters, digits, `_`, `-`: nothing to escape). */
+const pathName = (name: string) => JSON.stringify(key(name).slice(1, -1));
+
+/** `jsonb_path_query_array` of a constant strict or lax path: immutable, so Citus evaluates it on the shards. */
+const query = (array: string, path: string) => `jsonb_path_query_array(${array}, '${path}')`;
+
+/**
+ * The values along a path of jsonb `doc` as one jsonb array, level by level: each level is an array of the values
+ * reached (JSON null where the path goes missing), the next one computed from it by jsonpath, with no subquery. Per
+ * step: the member of each object that has it (strict: nothing else raises), a null when some value is no object or
+ * lacks it, then each index of arrays long enough (past the end: nothing; not an array: missing); between steps
+ * arrays fan out one level (lax `[*]` of a non-array is the value itself); the leaf adds its elements to itself.
+ */
+function jsonbCandidates(doc: string, steps: readonly Step[]): string {
+  const missing = (missed: string) => `CASE WHEN ${missed} THEN '[null]'::jsonb ELSE '[]'::jsonb END`;
+  let level = query(doc, 'strict $');
+  for (const [n, step] of steps.entries()) {
+    const name = pathName(step.name);
+    let values = query(level, `strict $[*] ? (@.type() == "object").keyvalue() ? (@.key == ${name}).value`);
+    const missed = [`jsonb_path_exists(${level}, 'strict $[*] ? (@.type() != "object" || !(exists(@.keyvalue() ? (@.key == ${name}))))')`];
+    for (const i of step.indexes) {
+      missed.push(`jsonb_path_exists(${values}, 'strict $[*] ? (@.type() != "array")')`);
+      values = query(values, `strict $[*] ? (@.type() == "array" && @.size() > ${Math.trunc(i)})[${Math.trunc(i)}]`);
+    }
+    const nulls = missing(missed.join(' OR '));
+    level = n === steps.length - 1 ? `(${values} || ${query(values, 'strict $[*] ? (@.type() == "array")[*]')} || ${nulls})` : `(${query(values, 'lax $[*][*]')} || ${nulls})`;
+  }
+  return level;
 }
 
 const DOC = source(JSONB, 'doc');
@@ -258,7 +300,7 @@ export const postgres: Dialect = {
     return sql`body = ${body}, doc = doc || ${f}::jsonb`;
   },
   // A literal, not a bound value: it rides on BEGIN's round trip, where nothing is bound.
-  context: (ctx) => ({ set: contextStatement(ctx), clear: null }),
+  context: (ctx, distributed) => ({ set: contextStatement(ctx, distributed), clear: null }),
   text: (p, n) => (p.cast ? `$${n}::${p.cast}` : `$${n}`),
   reuse: true,
   true: 'true',

@@ -7,6 +7,7 @@ import { storeFull, type MaybePromise } from '../backend.js';
 import { requestError, RequestError } from '../envelope.js';
 import { Rollback, runAsync, type Driver, type Op, type Retry } from '../sql/backend.js';
 import type { Compiled } from '../sql/fragment.js';
+import { indexOfShard, uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef } from './schema.js';
 
 /** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
@@ -31,7 +32,6 @@ export const ATTEMPTS = 4;
 const SERIALIZATION_FAILURE = '40001';
 const DEADLOCK = '40P01';
 const LOCK_TIMEOUT = '55P03';
-export const UNIQUE_VIOLATION = '23505';
 export const UNDEFINED_TABLE = '42P01';
 /** The server refused a translated pattern (too complex for its engine). */
 const BAD_REGEX = new Set(['2201B', '54001']);
@@ -246,12 +246,17 @@ export class PgDriver implements Driver<Session> {
   }
 
   uniqueKey(s: Session, e: unknown): MaybePromise<readonly string[] | null> {
-    return sqlState(e) === UNIQUE_VIOLATION ? this.keyOf(s, (e as { constraint?: unknown }).constraint) : null;
+    const hit = uniqueViolation(e);
+    return hit ? this.keyOf(s, hit.index) : null;
   }
 
-  /** The fields of the unique key an index enforces, read from the database when not known yet (`id` as a last resort). */
-  async keyOf(s: Session, index: unknown): Promise<readonly string[]> {
-    if (typeof index !== 'string') return ['id'];
+  /**
+   * The fields of the unique key an index enforces (the engine's name: a Citus shard's maps to its index), read from
+   * the database when not known yet (`id` as a last resort).
+   */
+  async keyOf(s: Session, named: string | undefined): Promise<readonly string[]> {
+    if (named === undefined) return ['id'];
+    const index = indexOfShard(named, this.keyOfIndex);
     let fields = this.keyOfIndex.get(index);
     if (!fields) {
       const [row] = await s.rows(

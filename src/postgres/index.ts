@@ -23,9 +23,10 @@ export interface PostgresOptions<C extends CatalogueShape = BuiltinCatalogue> ex
   /** The pool the store makes from a connection string (ignored when you pass your own pool). */
   pool?: { max?: number };
   /**
-   * Citus layout: a distribution column `dk` in every table and in every unique index, filled from the type's
-   * distribution field (`pwi` for well-centric types, see DISTRIBUTION), so a query fixing that field runs on one
-   * shard. Distributing the tables (`create_distributed_table`) is left to you; see README "Scaling out".
+   * Citus layout, on the coordinator of a Citus cluster: a distribution column `dk` in every table and in every unique
+   * index, filled from the type's distribution field (`pwi` for well-centric types, see DISTRIBUTION), so a query
+   * fixing that field runs on one shard; opening distributes every table (README "Citus"). Refused on a database
+   * without the Citus extension, and with `changeFeed`.
    */
   citus?: boolean;
 }
@@ -62,8 +63,11 @@ export async function openPostgres<C extends CatalogueShape = BuiltinCatalogue>(
   const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'openPostgres', OWN_OPTIONS);
   // Refused rather than silently not kept.
   if (options.mmapSize !== undefined) throw new TypeError('openPostgres: mmapSize maps a SQLite file; a PostgreSQL store has no such setting');
-  if (options.citus && (settings.history.length || settings.changeFeed || settings.activityLog || settings.softDelete.length)) {
-    throw new TypeError('openPostgres: history, changeFeed, activityLog and softDelete are not available with the Citus layout');
+  if (options.citus && settings.changeFeed) {
+    // Its order is one sequence and one advisory lock of one server; on Citus each worker's triggers write the events.
+    throw new TypeError(
+      'openPostgres: changeFeed is not available with the Citus layout: the feed is ordered by one sequence and one lock of one server, and on Citus each worker writes its own events; use history or the activity log',
+    );
   }
   // A `schema` parameter of the connection string names the schema (a store configured by one URL); pg never sees it.
   // Its query string is read apart: a socket URL (`postgres://u@/db?host=/run/postgresql`) is no WHATWG URL.

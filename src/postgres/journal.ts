@@ -24,6 +24,11 @@ export interface PgJournalOptions {
   readonly history: readonly string[];
   readonly changeFeed: boolean;
   readonly changeRetention: number;
+  /**
+   * Citus layout: each version goes to the shard of its document (`dk` is the document's), co-located with it, so a
+   * worker's trigger writes it locally, in the write's transaction; Citus makes such triggers only when told to.
+   */
+  readonly distributed?: boolean;
 }
 
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -99,11 +104,12 @@ END $cd$`,
     sql.push(
       `CREATE OR REPLACE FUNCTION ${fn('cd_history')}() RETURNS trigger LANGUAGE plpgsql AS $cd$${PROLOGUE.replace('  own boolean;', '  own boolean;\n  vid text := substr(md5(random()::text || clock_timestamp()::text), 1, 24);\n  text_ text;')}
   text_ := ${body};
-  INSERT INTO ${versions} (id, doc, body) VALUES (vid, text_::jsonb, text_);
+  INSERT INTO ${versions} (id, doc, body${opts.distributed ? ', dk' : ''}) VALUES (vid, text_::jsonb, text_${opts.distributed ? ', r.dk' : ''});
   RETURN NULL;
 END $cd$`,
     );
   }
+  if (opts.distributed) sql.push('SET LOCAL citus.enable_unsafe_triggers = on');
   for (const type of catalogue.names) {
     if (JOURNAL_TYPES.includes(type)) continue;
     const t = qualified(schema, docsTable(type));
@@ -119,7 +125,11 @@ export function feedLock(schema: string): string {
   return `hashtext(${literal(`consolidata:changes:${schema}`)})`;
 }
 
-/** The statement setting a transaction's context for the journal's triggers (rides on BEGIN). */
-export function contextStatement(ctx: { op: string; activity: string; at: string; ms: number; by: string }): string {
-  return `SELECT set_config('consolidata.ctx', ${literal(JSON.stringify(ctx))}, true)`;
+/**
+ * The statement setting a transaction's context for the journal's triggers (rides on BEGIN). On Citus the triggers run
+ * on the workers: a SET LOCAL reaches them when the transaction propagates its SET LOCALs (a set_config call does not).
+ */
+export function contextStatement(ctx: { op: string; activity: string; at: string; ms: number; by: string }, distributed = false): string {
+  const set = `SET LOCAL consolidata.ctx = ${literal(JSON.stringify(ctx))}`;
+  return distributed ? `SET LOCAL citus.propagate_set_commands = 'local'; ${set}` : set;
 }

@@ -9,6 +9,7 @@ import { indexesOf, type IndexSpec } from '../settings.js';
 import { fieldExpr, pointExpr } from './dialect.js';
 import { docsTable, geoIndexName, ident, indexName, liveIndexName, META_TABLE, qualified } from './names.js';
 import { pgJournalSchema, type PgJournalOptions } from './journal.js';
+import { citusStatements } from './citus.js';
 
 export interface PgSchemaOptions {
   /** Unique keys per type (field lists); `id` is always unique. */
@@ -104,6 +105,8 @@ export function schemaPlan(schema: string, catalogue: Catalogue, opts: PgSchemaO
     `CREATE SCHEMA IF NOT EXISTS ${ident(schema)}`,
     `CREATE TABLE IF NOT EXISTS ${qualified(schema, META_TABLE)} (key text PRIMARY KEY, value text NOT NULL)`,
     ...catalogue.names.flatMap((name) => typeSchema(schema, catalogue.resolve(name)!, opts)),
+    // Distributed before the journal's triggers exist: Citus distributes a table with triggers only when told to.
+    ...(opts.distribution ? citusStatements(schema, catalogue) : []),
     ...(opts.journal ? pgJournalSchema(schema, catalogue, opts.journal) : []),
     ...(opts.softDelete?.length
       ? [`INSERT INTO ${qualified(schema, META_TABLE)} (key, value) VALUES ('softDelete', '${JSON.stringify(opts.softDelete)}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`]

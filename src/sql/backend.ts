@@ -125,6 +125,10 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
   protected journals = false;
   /** Write transactions this connection committed: the feed's version changes with them. */
   protected commits = 0;
+  /** True when the journal's triggers run on other servers too (Citus' workers): its context must reach them. */
+  protected get distributed(): boolean {
+    return false;
+  }
 
   /** The table of a type, as writes name it. */
   protected abstract table(type: string): WriteTable;
@@ -192,7 +196,7 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
   protected write<T>(w: WriteSpec<T>, statements: number, body: (s: S) => Op<T>, prelude: readonly (Compiled | string)[] = []): MaybePromise<T> {
     const journal = w.journal;
     const op = journal?.op ?? w.op;
-    const ctx = journal && this.journals && op !== 'insert' ? context(this.dialect, { op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }) : null;
+    const ctx = journal && this.journals && op !== 'insert' ? context(this.dialect, { op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }, this.distributed) : null;
     const log = journal?.log;
     // A single statement is atomic on its own: BEGIN/COMMIT around it would only add round trips.
     if (statements === 1 && !ctx && !log && !prelude.length && this.driver.alone) return this.exec((s) => this.#alone(s, body));

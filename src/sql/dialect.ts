@@ -94,8 +94,11 @@ export interface Storage {
   anyText(column: string, values: readonly string[]): Sql;
   /** The SET clause writing fields at paths and top-level stamps into a document, keeping the order of its members. */
   setFields(sets: readonly { readonly steps: readonly Step[]; readonly value: unknown }[], stamps: Readonly<Record<string, unknown>>): Sql;
-  /** The statement setting a transaction's context for the journal's triggers, and the one clearing it before the commit (null: it ends with the transaction). */
-  context(ctx: JournalContext): { set: Sql | string; clear: Sql | string | null };
+  /**
+   * The statement setting a transaction's context for the journal's triggers, and the one clearing it before the commit
+   * (null: it ends with the transaction); `distributed`: the triggers run on other servers too (Citus' workers).
+   */
+  context(ctx: JournalContext, distributed: boolean): { set: Sql | string; clear: Sql | string | null };
 }
 
 /** The hooks of one engine. */

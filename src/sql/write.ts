@@ -137,11 +137,11 @@ export function deleteWhere(d: Dialect, t: WriteTable, where: Sql | string): Com
 
 /**
  * The statements that set the request's context for the journal's triggers, and clear it before the commit (null
- * where it ends with the transaction).
+ * where it ends with the transaction); `distributed`: the triggers run on the workers of a Citus cluster too.
  * @example context(sqlite, { op: 'update', activity: 'a1', at, ms, by: 'u1' }).set
  */
-export function context(d: Dialect, ctx: JournalContext): { set: Compiled; clear: Compiled | null } {
-  const c = d.context(ctx);
+export function context(d: Dialect, ctx: JournalContext, distributed = false): { set: Compiled; clear: Compiled | null } {
+  const c = d.context(ctx, distributed);
   return { set: render(c.set, d), clear: c.clear === null ? null : render(c.clear, d) };
 }
 

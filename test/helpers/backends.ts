@@ -3,22 +3,33 @@
  * assertions on SQLite (a new in-memory store per `open`, as the suites always did) and on PostgreSQL (a throwaway
  * cluster per test file, a schema per set of schema options, emptied before it is handed out again).
  *
+ * With CONSOLIDATA_BACKENDS=citus (`npm run test:citus`, vitest.citus.config.ts) the same suites run on Citus alone:
+ * `backends()` answers the citus backend (a coordinator and two workers per test file, stores opened with
+ * `citus: true`), and `postgresBackend()` answers it too, so a suite that adds a PostgreSQL variant runs it there.
+ *
  *   describe.each(backends())('$name', (backend) => { it('…', async () => { const store = await backend.open(); … }) });
  */
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { DataStore, type OpenOptions } from '../../src/index.js';
 import { openPostgres } from '../../src/postgres/index.js';
+import { startCitus } from './citus.js';
 import { startCluster, type PgCluster } from './pg.js';
 
 export interface StoreBackend {
-  readonly name: 'sqlite' | 'postgres' | 'postgres (own pool)';
+  readonly name: 'sqlite' | 'postgres' | 'postgres (own pool)' | 'citus' | 'citus (own pool)';
+  /** True for the Citus cluster (README "Citus": a document's distribution field cannot change). */
+  readonly citus: boolean;
+  /** False on Citus, which refuses the change feed (its order is one server's sequence and lock). */
+  readonly changeFeed: boolean;
   /** A store holding no documents, opened with `options`: isolated from every other store open at the time. */
   open(options?: OpenOptions): Promise<DataStore>;
 }
 
 export const sqlite: StoreBackend = {
   name: 'sqlite',
+  citus: false,
+  changeFeed: true,
   open: async (options) => DataStore.open(':memory:', options),
 };
 
@@ -70,12 +81,13 @@ let hooked = false;
  * @example const backend = postgresBackend(); it('…', async () => { const store = await backend.open(); … });
  */
 export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBackend {
+  const citus = onCitus();
   if (!hooked) {
     hooked = true;
-    beforeAll(() => {
-      cluster = startCluster();
+    beforeAll(async () => {
+      cluster = citus ? await startCitus() : startCluster();
       pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
-    }, 120_000);
+    }, 180_000);
     afterAll(async () => {
       await pool?.end();
       cluster?.stop();
@@ -85,7 +97,9 @@ export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBacke
     });
   }
   return {
-    name: options.ownPool ? 'postgres (own pool)' : 'postgres',
+    name: citus ? (options.ownPool ? 'citus (own pool)' : 'citus') : options.ownPool ? 'postgres (own pool)' : 'postgres',
+    citus,
+    changeFeed: !citus,
     async open(storeOptions = {}) {
       const { pool: p } = pgCluster();
       const shape = shapeOf(storeOptions);
@@ -95,17 +109,28 @@ export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBacke
       let slot = list.find((s) => !s.store || s.store.closed);
       if (slot) await empty(p, slot.name);
       else list.push((slot = { name: `t${++made}` }));
-      const store = await openPostgres(options.ownPool ? pgCluster().cluster.url : p, { ...storeOptions, schema: slot.name, ...(options.ownPool ? { pool: { max: 2 } } : {}) });
+      const store = await openPostgres(options.ownPool ? pgCluster().cluster.url : p, {
+        ...storeOptions,
+        schema: slot.name,
+        ...(options.ownPool ? { pool: { max: 2 } } : {}),
+        ...(citus ? { citus: true } : {}),
+      });
       slot.store = store as DataStore;
       return store as DataStore;
     },
   };
 }
 
+/** True in the Citus suite (CONSOLIDATA_BACKENDS=citus): the PostgreSQL backend is a Citus cluster, and it alone runs. */
+function onCitus(): boolean {
+  return process.env.CONSOLIDATA_BACKENDS === 'citus';
+}
+
 /**
- * Both backends for a shared suite: SQLite first, then PostgreSQL (its cluster's lifetime is the calling file's).
+ * Both backends for a shared suite: SQLite first, then PostgreSQL (its cluster's lifetime is the calling file's); in
+ * the Citus suite, Citus alone.
  * @example describe.each(backends())('$name', (backend) => { … })
  */
 export function backends(): StoreBackend[] {
-  return [sqlite, postgresBackend()];
+  return onCitus() ? [postgresBackend()] : [sqlite, postgresBackend()];
 }

@@ -26,6 +26,8 @@ export interface PgCluster {
 export interface ClusterOptions {
   /** Commit synchronously, so a crash (an immediate restart, a killed backend) loses no acknowledged commit. */
   durable?: boolean;
+  /** More server settings (`name=value`, as `-c` takes them), after the defaults (a later one wins). */
+  settings?: readonly string[];
 }
 
 const PREFIX = 'consolidata-pg-';
@@ -148,6 +150,7 @@ export function startCluster(options: ClusterOptions = {}): PgCluster {
       '-c full_page_writes=off',
       '-c max_connections=40',
       '-c shared_buffers=32MB',
+      ...(options.settings ?? []).map((x) => `-c ${x}`),
     ].join(' ');
     run(join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', data, '-l', join(dir, 'log'), '-o', settings]);
   } catch (e) {
