@@ -158,13 +158,25 @@ export interface ChangeFeed {
   version(): MaybePromise<string>;
 }
 
+/** What a backend can do beyond the operations every backend answers: the façade asks these, never the backend's class. */
+export interface Capabilities {
+  /** `query` honours `plan.after` (keyset cursors) and answers `next`; the façade refuses cursors otherwise. */
+  readonly cursors: boolean;
+  /** `stream` reads an unlimited query's rows one by one; otherwise they come whole through `query`. */
+  readonly stream: boolean;
+  /** `bulk` holds one write transaction open across awaits; otherwise the façade refuses atomic loads. */
+  readonly bulk: boolean;
+  /** `feed` reads the change feed; otherwise watches and `changes` are refused. */
+  readonly feed: boolean;
+}
+
 export interface Backend {
-  /** Types whose deletes are soft, as the database says (options and earlier opens); absent: none. */
-  readonly softDelete?: ReadonlySet<string>;
-  /** The change feed's reader; absent on a backend without one. */
-  readonly feed?: ChangeFeed;
-  /** True when `query` honours `plan.after` (keyset cursors) and answers `next`; the façade refuses cursors otherwise. */
-  readonly cursors?: boolean;
+  /** What it can do beyond the operations every backend answers. */
+  readonly capabilities: Capabilities;
+  /** Types whose deletes are soft, as the database says (options and earlier opens). */
+  readonly softDelete: ReadonlySet<string>;
+  /** The change feed's reader (capabilities.feed). */
+  readonly feed: ChangeFeed;
   /**
    * The key that signs the store's cursors: random, made once per database and kept in it (cd_meta), so every
    * connection, thread and process of the database takes back the cursors any of them answered.
@@ -173,10 +185,11 @@ export interface Backend {
   /** Documents matching the plan, sorted and paged, and the number of every match (one snapshot). */
   query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult>;
   /**
-   * The matches of a plan without `limit` or cursor, read one by one as the caller takes them, or null where the
-   * backend answers it through `query` only. The connection is held until `close()`: for a connection of its own.
+   * The matches of a plan without `limit` or cursor, read one by one as the caller takes them (capabilities.stream),
+   * or null where the backend answers it through `query` only. The connection is held until `close()`: for a
+   * connection of its own.
    */
-  stream?(info: TypeInfo, plan: QueryPlan): RowStream | null;
+  stream(info: TypeInfo, plan: QueryPlan): RowStream | null;
   /**
    * Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back
    * when atomic. `docs` is read once per attempt, inside the transaction: it validates and stamps each document as
@@ -202,11 +215,8 @@ export interface Backend {
   /** The statements a query would run and the database's plan for them. */
   explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained>;
   close(): MaybePromise<void>;
-  /**
-   * Opens one write transaction that several inserts join, for a load whose whole source is atomic; absent on
-   * backends that cannot hold one open across awaits (the façade then refuses atomic loads).
-   */
-  bulk?(): BulkWriter;
+  /** Opens one write transaction that several inserts join, for a load whose whole source is atomic (capabilities.bulk). */
+  bulk(): BulkWriter;
 }
 
 /** One open write transaction: inserts join it; nothing is visible to others until commit. */

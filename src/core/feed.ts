@@ -90,8 +90,8 @@ export function changes(state: State, type: string | undefined, options: Changes
  * PostgreSQL ahead of the store's later requests), so a write issued after the call is never taken for an earlier one.
  */
 function head(state: State, o: WatchOptions): Promise<number> | undefined {
-  const feed = state.backend.feed;
-  if (!feed || o.since !== undefined) return undefined;
+  const { feed, capabilities } = state.backend;
+  if (!capabilities.feed || o.since !== undefined) return undefined;
   let at: Promise<number>;
   try {
     at = Promise.resolve(feed.head());
@@ -109,9 +109,9 @@ async function feedFrom(state: State, type: string | undefined, o: WatchOptions,
   if (typeof pollMs !== 'number' || !(pollMs >= 1 && pollMs <= 60_000)) throw requestError('INVALID_REQUEST', 'pollMs: expected a number of milliseconds from 1 to 60000', { field: 'pollMs' });
   if (o.since !== undefined && (!Number.isSafeInteger(o.since) || o.since < 0)) throw requestError('INVALID_REQUEST', 'since: expected a non-negative integer (an event seq)', { field: 'since' });
   if (o.query !== undefined && type === undefined) throw requestError('INVALID_REQUEST', 'query: a query of the change feed needs a type', { field: 'query' });
-  const feed = state.backend.feed;
+  const { feed, capabilities } = state.backend;
   while (state.gate) await state.gate;
-  if (!feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
+  if (!capabilities.feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
   const info = type === undefined ? null : resolveType(state, type);
   const plan = info && o.query !== undefined ? parsePlan(parseContext(state, info), o.query, undefined) : null;
   const fanout = (state.fanout ??= new Fanout({ feed, gate: () => state.gate, closed: () => state.closed }));

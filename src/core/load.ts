@@ -87,7 +87,7 @@ export async function load(state: State, userId: string, type: string, source: I
     await logRefusal(state, journal, env);
     return env;
   }
-  if (atomic && !backend.bulk) return fail([{ code: 'INVALID_REQUEST', message: 'load: this backend cannot load atomically yet; load in batches' }]);
+  if (atomic && !backend.capabilities.bulk) return fail([{ code: 'INVALID_REQUEST', message: 'load: this backend cannot load atomically yet; load in batches' }]);
   await state.gate;
   let release = () => {};
   if (atomic) state.gate = new Promise<void>((resolve) => (release = resolve));
@@ -104,9 +104,9 @@ export async function load(state: State, userId: string, type: string, source: I
       o.onError?.(e);
     }
   };
-  let writer: ReturnType<NonNullable<Backend['bulk']>> | undefined;
+  let writer: ReturnType<Backend['bulk']> | undefined;
   try {
-    writer = atomic ? backend.bulk!() : undefined;
+    writer = atomic ? backend.bulk() : undefined;
     let batch: StoredDoc[] = [];
     let positions: number[] = [];
     /** Documents accepted since the last batch report (an atomic load has written most of them already). */

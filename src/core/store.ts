@@ -158,7 +158,8 @@ export class CoreStore {
     let streamed: TextSlices | undefined;
     const env = await run(this.#state, () => {
       const { info, plan } = this.#read(type, query, options);
-      const rows = this.#state.backend.stream?.(info, plan);
+      const { backend } = this.#state;
+      const rows = backend.capabilities.stream ? backend.stream(info, plan) : null;
       if (!rows) return this.#answer(info, plan);
       streamed = rowSlices(rows, [...plan.issues], size);
       return envelope<AnyDoc>({});
@@ -204,7 +205,7 @@ export class CoreStore {
   #read(type: string, query: unknown, options: unknown): { info: TypeInfo; plan: QueryPlan } {
     const info = resolveType(this.#state, type);
     const plan = this.#scope(info, parsePlan(parseContext(this.#state, info), query, options));
-    if (plan.after && !this.#state.backend.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
+    if (plan.after && !this.#state.backend.capabilities.cursors) throw requestError('INVALID_REQUEST', 'options.cursor: this backend does not page by cursor yet; use limit and skip', { field: 'options.cursor' });
     return { info, plan };
   }
 
@@ -425,8 +426,7 @@ export class CoreStore {
 
   /** True when the type's deletes are soft (the options, or the file, say so). */
   #softDeletes(info: TypeInfo): boolean {
-    const { backend, settings } = this.#state;
-    return (backend.softDelete ?? new Set(settings.softDelete)).has(info.name);
+    return this.#state.backend.softDelete.has(info.name);
   }
 
   /**

@@ -1,8 +1,10 @@
 /**
- * The PostgreSQL backend: a pool of node-postgres clients, each request one transaction (or one statement, which is
- * one), plans compiled by compile.ts. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
- * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`) on what they rewrite, so
- * concurrent writers never lose an update; deadlocks and serialization failures are run again whole.
+ * The PostgreSQL backend: the shared SQL backend (src/sql/backend.ts) over a pool of node-postgres clients (driver.ts),
+ * each request one transaction (or one statement, which is one), plans compiled by compile.ts. Its own strategies:
+ * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, polygons decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
+ * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`; on Citus a no-op UPDATE,
+ * see #locked) on what they rewrite, so concurrent writers never lose an update; deadlocks and serialization failures
+ * are run again whole.
  */
 import type { TypeInfo } from '../catalogue/index.js';
 import { put, isPlainObject } from '../catalogue/validate.js';
@@ -10,8 +12,6 @@ import {
   duplicateError,
   parentNotObject,
   StoreBusyError,
-  storeFull,
-  updateCollision,
   type Backend,
   type BulkWriter,
   type Explained,
@@ -20,13 +20,12 @@ import {
   type ReplaceResult,
   type QueryResult,
   type StoredDoc,
-  type ChangeEvent,
   type ChangeFeed,
   type Journal,
-  type WriteCounts,
+  type RowStream,
   type SummaryAnswer,
 } from '../backend.js';
-import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, contextStatement } from './journal.js';
+import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
@@ -36,125 +35,30 @@ import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { POSTGRES_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
 import { compileSummary } from '../sql/aggregate.js';
-import { coordText, fieldExpr, Params, postgres, unstorable } from './dialect.js';
-import { docsTable, META_TABLE, qualified } from './names.js';
+import { coordText, fieldExpr, postgres, toPostgres, unstorable } from './dialect.js';
+import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
+import { ids, insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
+import { call, SqlBackend, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
+import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, Steer, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
+
+export { requestErrorOf, type PgClientLike, type PgPoolLike };
+import { docsTable, key, META_TABLE, qualified } from './names.js';
 import { HAS_CITUS, noCitus } from './citus.js';
-import { indexOfShard, uniqueViolation } from './errors.js';
+import { uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSchemaOptions } from './schema.js';
 
-/** What the backend needs of a node-postgres client (a `pg.PoolClient` is one). */
-export interface PgClientLike {
-  query(config: { text: string; values?: unknown[]; rowMode?: 'array' }): Promise<{ rows: unknown[]; rowCount: number | null }>;
-  query(text: string): Promise<unknown>;
-  release(destroy?: Error | boolean): void;
-  /** A pg.Client emits 'error' when its connection drops; the backend listens while it holds the client. */
-  on?(event: 'error', listener: (e: Error) => void): unknown;
-}
-
-/** What the backend needs of a node-postgres pool (a `pg.Pool` is one). */
-export interface PgPoolLike {
-  connect(): Promise<PgClientLike>;
-  end(): Promise<void>;
-}
-
-type Row = unknown[];
-
-/** A request is run again whole (it wrote nothing) this many times at most. */
-const ATTEMPTS = 4;
-const SERIALIZATION_FAILURE = '40001';
-const DEADLOCK = '40P01';
-const LOCK_TIMEOUT = '55P03';
-const UNDEFINED_TABLE = '42P01';
-/** The server refused a translated pattern (too complex for its engine). */
-const BAD_REGEX = new Set(['2201B', '54001']);
-/** disk_full: no room to write. 53200 out_of_memory is not this: it passes, and may not recur. */
-const DISK_FULL = '53100';
 /** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const CHUNK_DOCS = 5000;
 
-/** Error codes of a socket that failed (EPIPE would otherwise pass for an SQLSTATE). */
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOENT', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
-
-function sqlState(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !SOCKET_ERRORS.has(code) ? code : undefined;
-}
-
-/**
- * True for an error saying the connection is gone or cannot be made: a connection exception (08…), the server
- * shutting down or restarting (57P01–57P03), a socket error, or node-postgres' own words for a dropped connection.
- */
-function connectionLost(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const state = sqlState(e);
-  if (state) return state.startsWith('08') || /^57P0[123]$/.test(state);
-  const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && SOCKET_ERRORS.has(code)) return true;
-  return /^Connection terminated|is not queryable|^timeout exceeded when trying to connect/.test(e.message);
-}
-
-/** The answer to a request whose connection was lost: retryable, and nothing of the driver's message in it. */
-function unavailable(cause: unknown): RequestError {
-  const e = requestError(
-    'UNAVAILABLE',
-    'the connection to PostgreSQL was lost or could not be made; the request did not complete: retry it once the database is back (a write cut off while committing may have been applied)',
-  );
-  (e as { cause?: unknown }).cause = cause;
-  return e;
-}
-
-/** Clients the backend already listens to for 'error' (a pool hands the same clients out again). */
-const watched = new WeakSet<object>();
-
-/**
- * A dropped connection makes its client emit 'error', which would end the process without a listener: node-postgres
- * listens only while the client is idle in the pool. The query in flight (or the next one) fails too, and answers it.
- */
-function watch(client: PgClientLike): void {
-  if (watched.has(client) || typeof client.on !== 'function') return;
-  watched.add(client);
-  client.on('error', () => undefined);
-}
-
-/**
- * The request error an engine error means, if it means one: a lost connection is UNAVAILABLE, a regex the server
- * refused INVALID_QUERY, a full disk (SQLSTATE 53100) STORE_FULL. Every request's failure passes here (connecting,
- * #client, #retry, the bulk writer).
- * @example throw requestErrorOf(e) ?? e;
- */
-export function requestErrorOf(e: unknown): RequestError | undefined {
-  if (connectionLost(e)) return unavailable(e);
-  const code = sqlState(e);
-  if (code === DISK_FULL) return storeFull();
-  if (code && BAD_REGEX.has(code)) return requestError('INVALID_QUERY', 'query: PostgreSQL refused a regex of this query as too complex for its engine; simplify the pattern');
-  return undefined;
-}
-
-/** The promise, with an engine error that means a request error (requestErrorOf) thrown as that. */
-async function refused<T>(p: Promise<T>): Promise<T> {
-  try {
-    return await p;
-  } catch (e) {
-    throw requestErrorOf(e) ?? e;
-  }
-}
-
-/** Thrown inside a transaction to roll it back while keeping what the caller answers. */
-class Rollback<T> extends Error {
-  constructor(readonly result: T) {
-    super('rollback');
-  }
-}
-
 /** A replace whose batched statements collided: run again one document at a time, to name the one that collides. */
-class OneByOne extends Error {}
+class OneByOne extends Steer {}
 
 /** A replace that met an id another request created meanwhile: run again whole, it is now an existing document. */
-class IdRace extends Error {}
+class IdRace extends Steer {}
 
 /** An insert run as one statement met a collision (and wrote nothing): it goes again in a transaction. */
-class Collided extends Error {}
+class Collided extends Steer {}
 
 /** In a document's JSON text, the escapes of what PostgreSQL text cannot hold (or a backslash that looks like one). */
 const SUSPECT = /\\u0000|\\ud[89a-f]/i;
@@ -181,23 +85,6 @@ function chunks<T>(items: readonly T[], text: (t: T) => string): { items: T[]; j
   return out;
 }
 
-/** Runs statements on one client. */
-class Session {
-  constructor(readonly client: PgClientLike) {}
-
-  async rows(text: string, values: unknown[] = []): Promise<Row[]> {
-    return (await this.client.query({ text, values, rowMode: 'array' })).rows as Row[];
-  }
-
-  async count(text: string, values: unknown[] = []): Promise<number> {
-    return (await this.client.query({ text, values, rowMode: 'array' })).rowCount ?? 0;
-  }
-
-  async exec(text: string): Promise<void> {
-    await this.client.query(text);
-  }
-}
-
 export interface PostgresBackendOptions {
   /** The schema holding the store's tables (created if missing). */
   readonly schema: string;
@@ -212,18 +99,16 @@ export interface PostgresBackendOptions {
   readonly distribution?: PgSchemaOptions['distribution'];
 }
 
-/** A write's journal as the transaction runs it: the operation, the request's journal, what to count for its log. */
-interface JournalSpec<T> {
-  op: string;
-  journal: Journal | undefined;
-  counts: (r: T) => WriteCounts;
-}
-
 /**
  * A Backend over PostgreSQL; `openPostgres` (index.ts) is how applications get one.
  * @example const backend = await PostgresBackend.open(pool, settings, { schema: 'public', ownsPool: false, lockTimeoutSet: false });
  */
-export class PostgresBackend implements Backend {
+export class PostgresBackend extends SqlBackend<Session> implements Backend {
+  /** Rows come whole through `query`: no stream. */
+  readonly capabilities = { cursors: true, stream: false, bulk: true, feed: true };
+  protected readonly dialect = postgres;
+  protected readonly changesTable: string;
+  readonly #driver: PgDriver;
   readonly #pool: PgPoolLike;
   readonly #settings: Settings;
   readonly #options: PostgresBackendOptions;
@@ -231,24 +116,20 @@ export class PostgresBackend implements Backend {
   /** Types whose deletes are soft: the options' and those the schema names (cd_meta). */
   softDelete: ReadonlySet<string> = new Set();
   readonly #tables = new Map<string, string>();
-  /** Index name → the fields of the unique key it enforces, read from the database (so any index of the store is named right). */
-  readonly #keyOfIndex = new Map<string, readonly string[]>();
   /** Per table, every field some unique index covers: a replace that changes none of them cannot collide. */
   readonly #uniqueFields = new Map<string, Set<string>>();
-  /** True when the schema has journal triggers (history or the change feed), whoever turned them on. */
-  #journals = false;
-  /** Commits of this store's writes, and notifications of anyone's change events (LISTEN): the feed's version. */
-  #commits = 0;
+  /** Notifications of anyone's change events (LISTEN): with this store's commits, the feed's version. */
   #notified = 0;
-  /** Reads of the feed's head in flight (see feed.head): requests issued after one connect once it is read. */
-  readonly #heads = new Set<Promise<number>>();
   /** See Backend.cursorKey: read (or made) at open, from the schema's cd_meta. */
   cursorKey: Uint8Array = new Uint8Array();
   /** The connection LISTENing to change events, once a watch asked for the feed's version. */
   #listener: Promise<PgClientLike | null> | undefined;
 
   private constructor(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions) {
+    super();
     this.#pool = pool;
+    this.#driver = new PgDriver(pool, { schema: options.schema, lockTimeoutSet: options.lockTimeoutSet, busyTimeoutMs: settings.busyTimeoutMs });
+    this.changesTable = qualified(options.schema, CHANGES_TABLE);
     this.#settings = settings;
     this.#options = options;
     this.#schemaOptions = {
@@ -266,7 +147,7 @@ export class PostgresBackend implements Backend {
    */
   static async open(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions): Promise<PostgresBackend> {
     const backend = new PostgresBackend(pool, settings, options);
-    await backend.#client(async (s) => {
+    await backend.#driver.client(async (s) => {
       const [[encoding]] = (await s.rows('SHOW server_encoding')) as [[string]];
       // Byte order of strings and code-point regexes hold only for UTF-8 text.
       if (encoding !== 'UTF8') throw new Error(`openPostgres: the database encoding is ${encoding}; the store needs a UTF8 database (CREATE DATABASE … ENCODING 'UTF8')`);
@@ -277,7 +158,7 @@ export class PostgresBackend implements Backend {
         `SELECT EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND t.tgname LIKE 'jr.%')`,
         [options.schema],
       )) as [[boolean]];
-      backend.#journals = journals;
+      backend.journals = journals;
     }).catch((e: unknown) => {
       // Opening, the driver's own words name what is wrong (host, port, database): they are the operator's to read.
       throw e instanceof RequestError && e.errors[0]?.code === 'UNAVAILABLE' && e.cause instanceof Error ? e.cause : e;
@@ -353,7 +234,7 @@ export class PostgresBackend implements Backend {
     for (const [table, index, def] of rows as [string, string, string][]) {
       const fields = fieldsOfIndexDef(def);
       if (!fields.length) continue;
-      this.#keyOfIndex.set(index, fields);
+      this.#driver.keyOfIndex.set(index, fields);
       const q = qualified(this.#options.schema, table);
       let set = this.#uniqueFields.get(q);
       if (!set) this.#uniqueFields.set(q, (set = new Set()));
@@ -365,14 +246,14 @@ export class PostgresBackend implements Backend {
    * The WHERE clause of conditions. On a Citus layout, a condition fixing the distribution field by equality also
    * fixes `dk` (a superset: a document without the field has its id there), so Citus runs the statement on one shard.
    */
-  #where(info: TypeInfo, conditions: readonly Condition[], params: Params): string {
-    const where = compileWhere(conditions, params, this.#settings.keyed.get(info.name) ?? new Set());
+  #where(info: TypeInfo, conditions: readonly Condition[]): Sql | string {
+    const where = compileWhere(conditions, this.#settings.keyed.get(info.name) ?? new Set());
     const field = this.#options.distribution?.get(info.name)?.field;
     if (!field) return where;
     for (const c of conditions) {
       if (c.path.text !== field || !c.path.scalar) continue;
-      if (c.op === 'eq' && typeof c.value === 'string') return `dk = ${params.add(c.value, 'text')} AND ${where}`;
-      if (c.op === 'in' && c.values.length && c.values.every((v) => typeof v === 'string')) return `dk = ANY(${params.add(c.values, 'text[]')}) AND ${where}`;
+      if (c.op === 'eq' && typeof c.value === 'string') return sql`dk = ${bound(c.value, 'text')} AND ${where}`;
+      if (c.op === 'in' && c.values.length && c.values.every((v) => typeof v === 'string')) return sql`dk = ANY(${bound(c.values, 'text[]')}) AND ${where}`;
     }
     return where;
   }
@@ -396,169 +277,82 @@ export class PostgresBackend implements Backend {
     });
   }
 
+  #table(info: TypeInfo): string {
+    return this.#tables.get(info.name) ?? qualified(this.#options.schema, docsTable(info.name));
+  }
+
+  /** The table as writes name it: with the distribution column computed from each document on a Citus layout. */
+  #writeTable(info: TypeInfo): WriteTable {
+    const name = this.#table(info);
+    return this.#options.distribution?.get(info.name) ? { name, computed: { column: 'dk', value: (j) => this.#dkExpr(info, sql`(${j})::json`) } } : { name };
+  }
+
   /**
    * The rows a write rewrites, locked to its commit: `SELECT … FOR UPDATE` in seq order on one node; on Citus, which
    * locks by SELECT only on one shard, an UPDATE that changes nothing (`body`: no journal trigger watches it) locks
    * them on every shard.
    */
-  #locked(s: Session, table: string, columns: string, where: string, values: unknown[]): Promise<Row[]> {
-    if (this.#options.distribution) return s.rows(`UPDATE ${table} SET body = body WHERE ${where} RETURNING ${columns}`, values);
-    return s.rows(`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY seq FOR UPDATE`, values);
-  }
-
-  #table(info: TypeInfo): string {
-    return this.#tables.get(info.name) ?? qualified(this.#options.schema, docsTable(info.name));
+  #locked(table: string, columns: string, where: Sql | string): Compiled {
+    if (this.#options.distribution) return toPostgres(sql`UPDATE ${table} SET body = body WHERE ${where} RETURNING ${columns}`);
+    return toPostgres(sql`SELECT ${columns} FROM ${table} WHERE ${where} ORDER BY seq${postgres.lock}`);
   }
 
   // ---- running ---------------------------------------------------------------------------------------------
 
-  /** A client of the pool, listened to for a dropped connection; a database out of reach answers UNAVAILABLE. */
-  async #connect(): Promise<PgClientLike> {
-    let client: PgClientLike;
-    try {
-      client = await this.#pool.connect();
-    } catch (e) {
-      throw requestErrorOf(e) ?? e;
+  protected get driver(): PgDriver {
+    return this.#driver;
+  }
+
+  /** On Citus the journal's triggers run on the workers: its context is propagated to them. */
+  protected get distributed(): boolean {
+    return !!this.#options.distribution;
+  }
+
+  protected table(type: string): WriteTable {
+    const info = this.#settings.catalogue.resolve(type);
+    return info ? this.#writeTable(info) : { name: qualified(this.#options.schema, docsTable(type)) };
+  }
+
+  /** Polygons are decided in JS (see #polygonMatches): their plans have no WHERE clause of their own. */
+  protected where(info: TypeInfo, plan: QueryPlan): Sql | string | null {
+    return plan.conditions.some((c) => c.op === 'polygon') ? null : this.#where(info, plan.conditions);
+  }
+
+  protected feedWhere(_type: TypeInfo, plan: QueryPlan): Sql | string {
+    if (plan.conditions.some((c) => c.op === 'polygon')) {
+      throw requestError('INVALID_QUERY', 'query: a polygon cannot filter the change feed on PostgreSQL; use bounds, or filter the events');
     }
-    watch(client);
-    return client;
+    return compileWhere(plan.conditions, new Set());
   }
 
-  async #client<T>(fn: (s: Session) => Promise<T>, head = false): Promise<T> {
-    // After the head reads of watches started before this request: its events then come after their start.
-    if (!head && this.#heads.size) await Promise.allSettled(this.#heads);
-    const client = await this.#connect();
-    let broken: Error | undefined;
-    try {
-      return await fn(new Session(client));
-    } catch (e) {
-      // An error without an SQLSTATE (a dropped connection) leaves the client unusable: it is destroyed, not pooled.
-      if (connectionLost(e) || (!sqlState(e) && !(e instanceof RequestError) && !(e instanceof Rollback) && !(e instanceof OneByOne) && !(e instanceof IdRace) && !(e instanceof Collided))) broken = e as Error;
-      throw requestErrorOf(e) ?? e;
-    } finally {
-      client.release(broken);
-    }
+  protected *matches(s: Session, info: TypeInfo, plan: QueryPlan, lock: boolean): Op<Matches> {
+    const { seqs } = yield* call(this.#polygonMatches(s, info, plan.conditions, lock));
+    return seqs.length ? sql`seq = ANY(${bound(seqs, 'bigint[]')})` : null;
   }
 
-  /**
-   * Runs a request again whole after a deadlock or a serialization failure (it wrote nothing), and after a lock wait
-   * longer than busyTimeoutMs, at most ATTEMPTS times; then a lock wait throws `locked()` (a request: INTERNAL saying so).
-   */
-  async #retry<T>(
-    fn: () => Promise<T>,
-    locked: () => Error = () => requestError('INTERNAL', `the documents stayed locked by another connection through ${ATTEMPTS} waits; nothing was written`),
-  ): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn();
-      } catch (e) {
-        const code = sqlState(e);
-        if (code === SERIALIZATION_FAILURE || code === DEADLOCK || code === LOCK_TIMEOUT) {
-          if (attempt < ATTEMPTS) continue;
-          if (code === LOCK_TIMEOUT) throw locked();
-        }
-        throw requestErrorOf(e) ?? e;
-      }
-    }
-  }
-
-  /** One statement, on its own (it is a transaction by itself), run again on the failures above. */
-  #single<T>(fn: (s: Session) => Promise<T>): Promise<T> {
-    return this.#retry(() => this.#client(fn));
-  }
-
-  /** True when a write must be a transaction for its journal: a context for the triggers, or an ActivityLog to write. */
-  #journaled(j: JournalSpec<never>): boolean {
-    const journal = j.journal;
-    if (!journal) return false;
-    return !!journal.log || (this.#journals && (journal.op ?? j.op) !== 'insert');
-  }
-
-  /** A write of one statement: alone, unless its journal needs a transaction. */
-  #singleWrite<T>(fn: (s: Session) => Promise<T>, j: JournalSpec<T>): Promise<T> {
-    return this.#options.lockTimeoutSet && !this.#journaled(j as JournalSpec<never>) ? this.#committed(this.#single(fn)) : this.#transaction('write', fn, undefined, j);
-  }
-
-  /** A write that committed on its own: counted for the feed's version (a watch then looks for new events). */
-  async #committed<T>(write: Promise<T>): Promise<T> {
-    const r = await write;
-    this.#commits++;
-    return r;
-  }
-
-  /** Writes a request's ActivityLog document, in its transaction. */
-  async #insertLog(s: Session, doc: StoredDoc): Promise<void> {
-    const text = JSON.stringify(doc);
-    const info = this.#settings.catalogue.resolve('ActivityLog')!;
-    await s.rows(
-      `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) VALUES ($1::text, $2::jsonb, $2::text${this.#dkValue(info, '$2::json')})`,
-      [doc.id, text],
-    );
-  }
-
-  /**
-   * fn inside one transaction. Reads: REPEATABLE READ READ ONLY (one snapshot for every statement). Writes: READ
-   * COMMITTED with row locks taken by the statements, lock waits bounded by busyTimeoutMs. `prelude` runs right after
-   * BEGIN, in the same round trip.
-   */
-  #transaction<T>(kind: 'read' | 'write', fn: (s: Session) => Promise<T>, prelude?: string, j?: JournalSpec<T>): Promise<T> {
-    const journal = j?.journal;
-    if (journal) {
-      const op = journal.op ?? j.op;
-      // Before any savepoint: rolling back to one would undo it.
-      if (this.#journals && op !== 'insert') {
-        const context = contextStatement({ op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }, !!this.#options.distribution);
-        prelude = prelude ? `${context}; ${prelude}` : context;
-      }
-      const log = journal.log;
-      if (log) {
-        const inner = fn;
-        fn = async (s) => {
-          const r = await inner(s);
-          const c = j.counts(r);
-          // A soft delete is an update of the rows, and what it did is deleting them.
-          await this.#insertLog(s, log(op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c));
-          return r;
-        };
-      }
-    }
-    const begin = [
-      kind === 'read' ? 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY' : 'BEGIN',
-      ...(kind === 'write' && !this.#options.lockTimeoutSet ? [`SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`] : []),
-      // Statements that open every transaction of a kind ride on BEGIN's round trip.
-      ...(prelude ? [prelude] : []),
-    ].join('; ');
-    return this.#retry(() =>
-      this.#client(async (s) => {
-        await s.exec(begin);
+  /** Read under the feed's lock: no writer then holds a seq it has not committed yet. */
+  protected *lastGiven(s: Session): Op<number> {
+    return yield* call(
+      (async () => {
+        await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
         try {
-          const r = await fn(s);
+          const [[given]] = (await s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
+          return Number(given ?? 0);
+        } finally {
           await s.exec('COMMIT');
-          if (kind === 'write') this.#commits++;
-          return r;
-        } catch (e) {
-          await s.exec('ROLLBACK').catch(() => undefined);
-          throw e;
         }
-      }),
+      })(),
     );
   }
 
-  /** The fields of the unique key an index enforces, read from the database when not known yet (`id` as a last resort). */
-  async #keyOf(s: Session, named: string | undefined): Promise<readonly string[]> {
-    if (named === undefined) return ['id'];
-    const index = indexOfShard(named, this.#keyOfIndex);
-    let fields = this.#keyOfIndex.get(index);
-    if (!fields) {
-      const [row] = await s.rows(
-        `SELECT pg_get_indexdef(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1::text AND c.relname = $2::text`,
-        [this.#options.schema, index],
-      );
-      fields = row ? fieldsOfIndexDef(row[0] as string) : [];
-      if (!fields.length) fields = ['id'];
-      this.#keyOfIndex.set(index, fields);
-    }
-    return fields;
+  /** fn run again on a lock wait, a deadlock or a serialization failure (see SqlBackend.exec); then `locked()`. */
+  #retry<T>(fn: () => Promise<T>, locked?: () => Error): Promise<T> {
+    return this.#driver.run(this.retried(fn, locked));
+  }
+
+  /** One statement (or several of one client), run as a request. */
+  #single<T>(fn: (s: Session) => Promise<T>): Promise<T> {
+    return this.exec((s) => call(fn(s))) as Promise<T>;
   }
 
   // ---- queries -------------------------------------------------------------------------------------------
@@ -588,54 +382,68 @@ export class PostgresBackend implements Backend {
    * code (src/geo/polygons.ts), so both backends answer the same to the bit. `lock` takes the rows for a write.
    */
   async #polygonMatches(s: Session, info: TypeInfo, conditions: readonly Condition[], lock: boolean, extra = ''): Promise<{ seqs: string[]; rows: Row[] }> {
-    const params = new Params();
-    const where = this.#where(info, conditions, params);
+    const where = this.#where(info, conditions);
     const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
     const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
     const selected = `seq, ${columns.join(', ')}${extra}`;
-    const rows = lock ? await this.#locked(s, this.#table(info), selected, where, params.values) : await s.rows(`SELECT ${selected} FROM ${this.#table(info)} WHERE ${where}`, params.values);
+    const rows = await s.all(lock ? this.#locked(this.#table(info), selected, where) : toPostgres(sql`SELECT ${selected} FROM ${this.#table(info)} WHERE ${where}`));
     // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
     const handles = polygons.map((p) => polygonHandle(p.rings));
     const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
     return { seqs: inside.map((r) => r[0] as string), rows: inside };
   }
 
-  /** This backend continues keyset cursors (plan.after) and answers the position of the next page. */
-  readonly cursors = true;
-
   query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
     const table = this.#table(info);
-    if (!plan.conditions.some((c) => c.op === 'polygon')) {
-      const params = new Params();
-      const select = selectStatement(table, this.#where(info, plan.conditions, params), params, plan);
+    const where = this.where(info, plan);
+    if (where !== null) {
+      const select = selectStatement(table, where, plan);
       return this.#single((s) => this.#select(s, select, plan));
     }
     // Two statements (candidates, then the page and total of the matches): one REPEATABLE READ snapshot.
-    return this.#transaction('read', async (s) => {
-      const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
-      const params = new Params();
-      return this.#select(s, selectStatement(table, `seq = ANY(${params.add(seqs, 'bigint[]')})`, params, plan), plan);
-    });
+    return this.exec((s) =>
+      this.transaction(
+        s,
+        'read',
+        call(
+          (async () => {
+            const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
+            return this.#select(s, selectStatement(table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`, plan), plan);
+          })(),
+        ),
+      ),
+    ) as Promise<QueryResult>;
+  }
+
+  /** Rows come whole through `query` (capabilities.stream is false). */
+  stream(): RowStream | null {
+    return null;
   }
 
   summarize(info: TypeInfo, plan: SummaryPlan): Promise<SummaryAnswer> {
-    const run = async (s: Session, where: (params: Params) => string) => {
-      const params = new Params();
-      const summary = compileSummary(postgres, POSTGRES_SUMMARY, plan, this.#table(info), where(params));
-      return summary.answer(await s.rows(params.sql(summary.sql), params.values));
+    const run = async (s: Session, where: Sql | string) => {
+      const summary = compileSummary(postgres, POSTGRES_SUMMARY, plan, this.#table(info), where);
+      return summary.answer(await s.all(toPostgres(summary.sql)));
     };
-    if (!plan.conditions.some((c) => c.op === 'polygon')) return this.#single((s) => run(s, (params) => this.#where(info, plan.conditions, params)));
+    if (!plan.conditions.some((c) => c.op === 'polygon')) return this.#single((s) => run(s, this.#where(info, plan.conditions)));
     // Polygons are decided in JS (see #polygonMatches): the summary runs over the matches' seqs, in one snapshot.
-    return this.#transaction('read', async (s) => {
-      const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
-      return run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`);
-    });
+    return this.exec((s) =>
+      this.transaction(
+        s,
+        'read',
+        call(
+          (async () => {
+            const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
+            return run(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`);
+          })(),
+        ),
+      ),
+    ) as Promise<SummaryAnswer>;
   }
 
   async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
-    const params = new Params();
     // For polygons this is the candidates' statement: the one the indexes serve (membership is then decided in JS).
-    const select = selectStatement(this.#table(info), this.#where(info, plan.conditions, params), params, plan);
+    const select = selectStatement(this.#table(info), this.#where(info, plan.conditions), plan);
     const lines = await this.#single((s) => s.rows(`EXPLAIN ${select.sql}`, select.params));
     return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines.map((r) => r[0] as string) };
   }
@@ -660,14 +468,6 @@ export class PostgresBackend implements Backend {
     });
     if (errors.length) throw new RequestError(errors);
     return texts;
-  }
-
-  /** The INSERT of a chunk (a JSON array of documents), rows in its order; with ON CONFLICT, answering what went in. */
-  #insertSql(info: TypeInfo, skipConflicts: boolean): string {
-    return (
-      `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) SELECT e.j ->> 'id', e.j::jsonb, e.j::text${this.#dkValue(info, 'e.j')} ` +
-      `FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n${skipConflicts ? ' ON CONFLICT DO NOTHING RETURNING id' : ''}`
-    );
   }
 
   /**
@@ -701,7 +501,7 @@ export class PostgresBackend implements Backend {
     const batches = chunks([...docs.keys()], (i) => texts[i]!);
     try {
       if (guard === 'savepoint') await s.exec('SAVEPOINT cd_fast');
-      for (const chunk of batches) await s.rows(this.#insertSql(info, false), [chunk.json]);
+      for (const chunk of batches) await s.all(insertArray(postgres, this.#writeTable(info), chunk.json, false));
       return { insertedIds: ids, errors: [], rolledBack: false };
     } catch (e) {
       if (!uniqueViolation(e)) throw e;
@@ -711,7 +511,7 @@ export class PostgresBackend implements Backend {
     const collided: number[] = [];
     const position = new Map(ids.map((id, i) => [id, i]));
     for (const chunk of batches) {
-      for (const [id] of (await s.rows(this.#insertSql(info, true), [chunk.json])) as [string][]) inserted.add(position.get(id)!);
+      for (const [id] of (await s.all(insertArray(postgres, this.#writeTable(info), chunk.json, true))) as [string][]) inserted.add(position.get(id)!);
       for (const i of chunk.items) if (!inserted.has(i)) collided.push(i);
     }
     const errors = await this.#collisions(s, info, docs, collided, inserted);
@@ -722,16 +522,14 @@ export class PostgresBackend implements Backend {
   async #insertAlone(s: Session, info: TypeInfo, doc: StoredDoc): Promise<readonly string[] | null> {
     await s.exec('SAVEPOINT cd_doc');
     try {
-      await s.rows(
-        `INSERT INTO ${this.#table(info)} (id, doc, body${this.#dkColumn(info)}) VALUES ($1::text, $2::text::jsonb, $2::text${this.#dkValue(info, '$2::text::json')})`,
-        [doc.id, JSON.stringify(doc)],
-      );
+      await s.all(insertDoc(postgres, this.#writeTable(info), doc.id, JSON.stringify(doc)));
       await s.exec('RELEASE SAVEPOINT cd_doc');
       return null;
     } catch (e) {
-      if (!uniqueViolation(e)) throw e;
+      const hit = uniqueViolation(e);
+      if (!hit) throw e;
       await s.exec('ROLLBACK TO SAVEPOINT cd_doc');
-      return this.#keyOf(s, uniqueViolation(e)!.index);
+      return this.#driver.keyOf(s, hit.index);
     }
   }
 
@@ -751,12 +549,13 @@ export class PostgresBackend implements Backend {
       const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
-          `EXISTS (SELECT 1 FROM ${table} AS t WHERE ${k
+          sql`EXISTS (SELECT 1 FROM ${table} AS t WHERE ${k
             .map((f) => (f === 'id' ? `t.id = e.j ->> 'id'` : `${fieldExpr(info.fields.get(f)!, 't.doc')} = ${fieldExpr(info.fields.get(f)!, j)}`))
             .join(' AND ')}${k.length === 1 && k[0] === 'id' ? '' : live})`,
       );
       for (const chunk of chunks(collided, (i) => JSON.stringify(docs[i]))) {
-        const rows = await s.rows(`SELECT e.n, ${tests.join(', ')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`, [chunk.json]);
+        const e = postgres.elements(bound(chunk.json, 'json'));
+        const rows = await s.all(toPostgres(sql`SELECT ${e.at}, ${join(tests, ', ')} FROM ${e.from} ORDER BY ${e.at}`));
         for (const r of rows) {
           const k = keys.findIndex((_, x) => r[1 + x] === true);
           if (k >= 0) found.set(chunk.items[Number(r[0]) - 1]!, keys[k]!);
@@ -775,55 +574,41 @@ export class PostgresBackend implements Backend {
   }
 
   async insert(info: TypeInfo, source: Iterable<StoredDoc>, atomic: boolean, _count?: number, journal?: Journal): Promise<InsertResult> {
-    const j: JournalSpec<InsertResult> = { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) };
+    const w: WriteSpec<InsertResult> = { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) };
     // Validated and stamped whole before the first round trip (an invalid document throws here, nothing sent):
     // documents go to the server in chunks of multi-row statements, not one by one.
     const docs = Array.from(source);
     const texts = this.#storable(docs);
-    // One statement's worth, not atomic, lock_timeout set at connect: no transaction to open (one round trip).
-    const single = !atomic && this.#options.lockTimeoutSet && !this.#journaled(j as JournalSpec<never>) && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
+    // One statement's worth, not atomic, nothing journaled: no transaction to open (one round trip).
+    const single = !atomic && this.#driver.alone && !this.journaled(w as WriteSpec<never>) && docs.length <= CHUNK_DOCS && new Set(docs.map((d) => d.id)).size === docs.length;
     if (single && chunks([...docs.keys()], (i) => texts[i]!).length === 1) {
       try {
-        return await this.#committed(this.#single((s) => this.#insertDocs(s, info, docs, texts, 'none')));
+        return await this.write(w, 1, (s) => call(this.#insertDocs(s, info, docs, texts, 'none')));
       } catch (e) {
         if (!(e instanceof Collided)) throw e;
       }
     }
-    try {
-      return await this.#transaction(
-        'write',
-        async (s) => {
-          const r = await this.#insertDocs(s, info, docs, texts, 'ready');
-          if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
-          return r;
-        },
-        'SAVEPOINT cd_fast',
-        j,
-      );
-    } catch (e) {
-      if (e instanceof Rollback) return e.result as InsertResult;
-      throw e;
-    }
+    return this.inserts(w, 2, (s) => this.#insertParts(s, [{ info, docs }], [texts], 'ready', atomic, (r) => r[0]!), ['SAVEPOINT cd_fast']);
+  }
+
+  /** Inserts of several parts in the write's transaction, settled (see SqlBackend.settle) as `answer` shapes them. */
+  *#insertParts<T extends InsertResult | InsertResult[]>(
+    s: Session,
+    parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[],
+    texts: readonly string[][],
+    guard: 'ready' | 'savepoint',
+    atomic: boolean,
+    answer: (r: InsertResult[]) => T,
+  ): Op<T> {
+    const results: InsertResult[] = [];
+    for (const [i, p] of parts.entries()) results.push(yield* call(this.#insertDocs(s, p.info, p.docs, texts[i]!, guard)));
+    return this.settle(answer(results), atomic);
   }
 
   async insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): Promise<InsertResult[]> {
     const texts = parts.map((p) => this.#storable(p.docs));
-    try {
-      return await this.#transaction(
-        'write',
-        async (s) => {
-          const results: InsertResult[] = [];
-          for (const [i, p] of parts.entries()) results.push(await this.#insertDocs(s, p.info, p.docs, texts[i]!, 'savepoint'));
-          if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
-          return results;
-        },
-        undefined,
-        { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) },
-      );
-    } catch (e) {
-      if (e instanceof Rollback) return e.result as InsertResult[];
-      throw e;
-    }
+    const w: WriteSpec<InsertResult[]> = { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) };
+    return this.inserts(w, 2, (s) => this.#insertParts(s, parts, texts, 'savepoint', true, (r) => r));
   }
 
   async replace(
@@ -833,7 +618,7 @@ export class PostgresBackend implements Backend {
     journal?: Journal,
   ): Promise<ReplaceResult> {
     this.#storable(docs);
-    const j: JournalSpec<ReplaceResult> = {
+    const w: WriteSpec<ReplaceResult> = {
       op: 'replace',
       journal,
       counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }),
@@ -841,7 +626,7 @@ export class PostgresBackend implements Backend {
     let oneByOne = false;
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#transaction('write', (s) => this.#replaceIn(s, info, docs, stamp, oneByOne), undefined, j);
+        return await this.write(w, 2, (s) => call(this.#replaceIn(s, info, docs, stamp, oneByOne)));
       } catch (e) {
         if (e instanceof OneByOne && !oneByOne) oneByOne = true;
         else if (!(e instanceof IdRace && attempt < ATTEMPTS)) throw e;
@@ -867,8 +652,8 @@ export class PostgresBackend implements Backend {
     const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
     if (given.length) {
-      const rows = await this.#locked(s, table, 'id, body', 'id = ANY($1::text[])', [given]);
-      for (const [id, body] of rows as [string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
+      const rows = await s.all(this.#locked(table, `seq, id, ${postgres.docText}`, ids(postgres, given)));
+      for (const [, id, body] of rows as [string, string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
     }
     const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
     type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean; revived: boolean };
@@ -900,23 +685,16 @@ export class PostgresBackend implements Backend {
       if (joins) run.push(op);
       else runs.push([op]);
     }
-    const dkCol = this.#dkColumn(info);
     for (const run of runs) {
       const json = `[${run.map((o) => JSON.stringify(o.doc)).join(',')}]`;
       try {
-        if (run[0]!.kind === 'insert') {
-          await s.rows(
-            `INSERT INTO ${table} (id, doc, body${dkCol}) SELECT e.j ->> 'id', e.j::jsonb, e.j::text${this.#dkValue(info, 'e.j')} FROM json_array_elements($1::json) WITH ORDINALITY AS e(j, n) ORDER BY e.n`,
-            [json],
-          );
-        } else {
-          await s.rows(`UPDATE ${table} AS t SET doc = e.j::jsonb, body = e.j::text FROM json_array_elements($1::json) AS e(j) WHERE t.id = e.j ->> 'id'`, [json]);
-        }
+        await s.all(run[0]!.kind === 'insert' ? insertArray(postgres, this.#writeTable(info), json, false) : putArray(postgres, { name: table }, json));
       } catch (e) {
-        if (!uniqueViolation(e)) throw e;
+        const hit = uniqueViolation(e);
+        if (!hit) throw e;
         if (run.length > 1) throw new OneByOne();
         const op = run[0]!;
-        const fields = await this.#keyOf(s, uniqueViolation(e)!.index);
+        const fields = await this.#driver.keyOf(s, hit.index);
         if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
         throw new RequestError(duplicateError(info, op.doc, op.index, fields));
       }
@@ -924,120 +702,59 @@ export class PostgresBackend implements Backend {
     return { insertedIds, replaced, unchanged };
   }
 
+  /** A promise whatever happens: a refusal of the sets too is a rejection. */
   async update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): Promise<number> {
-    const j: JournalSpec<number> = { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) };
+    return super.update(info, plan, sets, stamps, journal);
+  }
+
+  async delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): Promise<number> {
+    return super.delete(info, plan, journal);
+  }
+
+  protected checkSets(_info: TypeInfo, sets: readonly FieldSet[]): void {
     for (const set of sets) {
       const path = set.steps.map((st) => st.name);
       const why = path.map(unstorable).find(Boolean) ?? unstorable(set.value);
       if (why) throw requestError('VALIDATION', `body.${path.join('.')}: holds ${why}, which PostgreSQL cannot store`, { field: path.join('.') });
     }
-    const table = this.#table(info);
-    const polygon = plan.conditions.some((c) => c.op === 'polygon');
-    // On Citus every update is rewritten here: the one-statement rebuild of `body` joins set-returning functions in a
-    // correlated subquery, which Citus runs on one shard only.
-    if (!this.#options.distribution && sets.every((set) => set.steps.length === 1)) {
-      return this.#updateTopLevel(info, plan, sets, stamps, polygon, j);
-    }
-    return this.#transaction('write', async (s) => {
-      let rows: Row[];
-      if (polygon) {
-        rows = (await this.#polygonMatches(s, info, plan.conditions, true, ', body')).rows.map((r) => [r[0], r[r.length - 1]]);
-      } else {
-        const params = new Params();
-        rows = await this.#locked(s, table, 'seq, body', this.#where(info, plan.conditions, params), params.values);
-      }
-      if (!rows.length) return 0;
-      // The documents are rewritten here, in JS, so `body` keeps their key order (jsonb_set would lose it).
-      const changed: string[] = [];
-      for (const [seq, body] of rows as [string, string][]) {
-        const doc = JSON.parse(body) as StoredDoc;
-        const before = this.#options.distribution ? (JSON.parse(body) as StoredDoc) : undefined;
-        for (const set of sets) {
-          if (!setPath(doc, set.steps.map((st) => st.name), set.value)) throw requestError('VALIDATION', parentNotObject(doc.id));
-        }
-        for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
-        if (before) this.#keepShard(info, before, doc);
-        changed.push(`[${JSON.stringify(seq)},${JSON.stringify(doc)}]`);
-      }
-      try {
-        for (const chunk of chunks(changed, (t) => t)) {
-          await s.rows(
-            `UPDATE ${table} AS t SET doc = (e.x -> 1)::jsonb, body = (e.x -> 1)::text FROM json_array_elements($1::json) AS e(x) WHERE t.seq = (e.x ->> 0)::bigint`,
-            [chunk.json],
-          );
-        }
-      } catch (e) {
-        if (!uniqueViolation(e)) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, uniqueViolation(e)!.index)));
-      }
-      return rows.length;
-    }, undefined, j);
   }
 
   /**
-   * An update that sets top-level fields only, as one statement: `doc || fields`, and `body` rebuilt in SQL with its
-   * members in order (json_each keeps the text and order of each member): a member set keeps its place, a new one goes
-   * last, as SQLite's json_set. No document leaves the server; the UPDATE's own row locks (and its re-check of rows
-   * another transaction changed meanwhile) keep concurrent writers from losing an update.
+   * Top-level fields are set in SQL (the dialect's setFields: `body` rebuilt with its members in order, no document
+   * leaving the server); dotted paths are rewritten here, and on Citus every update: that rebuild of `body` joins
+   * set-returning functions in a correlated subquery, which Citus runs on one shard only.
    */
-  async #updateTopLevel(
-    info: TypeInfo,
-    plan: QueryPlan,
-    sets: readonly FieldSet[],
-    stamps: Readonly<Record<string, unknown>>,
-    polygon: boolean,
-    j: JournalSpec<number>,
-  ): Promise<number> {
-    const table = this.#table(info);
-    const fields: Record<string, unknown> = {};
-    for (const set of sets) put(fields, set.steps[0]!.name, set.value);
-    for (const [k, v] of Object.entries(stamps)) put(fields, k, v);
-    const run = async (s: Session, where: (params: Params) => string) => {
-      const params = new Params();
-      const f = params.add(JSON.stringify(fields), 'text');
-      const kept = `string_agg(to_json(e.key)::text || ':' || COALESCE(n.value::text, e.value::text), ',' ORDER BY e.o)`;
-      const added = `(SELECT string_agg(to_json(a.key)::text || ':' || a.value::text, ',' ORDER BY a.o) FROM json_each(${f}::json) WITH ORDINALITY AS a(key, value, o) WHERE NOT (doc ? a.key))`;
-      const body = `(SELECT '{' || concat_ws(',', ${kept}, ${added}) || '}' FROM json_each(body::json) WITH ORDINALITY AS e(key, value, o) LEFT JOIN json_each(${f}::json) AS n ON n.key = e.key)`;
-      try {
-        return await s.count(`UPDATE ${table} SET body = ${body}, doc = doc || ${f}::jsonb WHERE ${where(params)}`, params.values);
-      } catch (e) {
-        if (!uniqueViolation(e)) throw e;
-        throw requestError('DUPLICATE_KEY', updateCollision(info, await this.#keyOf(s, uniqueViolation(e)!.index)));
-      }
-    };
-    if (polygon) {
-      return this.#transaction(
-        'write',
-        async (s) => {
-          const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-          return seqs.length ? run(s, (params) => `seq = ANY(${params.add(seqs, 'bigint[]')})`) : 0;
-        },
-        undefined,
-        j,
-      );
-    }
-    const one = (s: Session) => run(s, (params) => this.#where(info, plan.conditions, params));
-    return this.#singleWrite(one, j);
+  protected setsInSql(_info: TypeInfo, sets: readonly FieldSet[]): boolean {
+    return !this.#options.distribution && sets.every((set) => set.steps.length === 1);
   }
 
-  async delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): Promise<number> {
-    const j: JournalSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
-    const table = this.#table(info);
-    if (plan.conditions.some((c) => c.op === 'polygon')) {
-      return this.#transaction(
-        'write',
-        async (s) => {
-          const { seqs } = await this.#polygonMatches(s, info, plan.conditions, true);
-          return seqs.length ? s.count(`DELETE FROM ${table} WHERE seq = ANY($1::bigint[])`, [seqs]) : 0;
-        },
-        undefined,
-        j,
-      );
+  /** The documents rewritten in JS, so `body` keeps their key order (jsonb_set would lose it), under row locks. */
+  protected *rewrite(s: Session, info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, where: Sql | string | null): Op<number> {
+    const table = { name: this.#table(info) };
+    let rows: Row[];
+    if (where === null) {
+      rows = (yield* call(this.#polygonMatches(s, info, plan.conditions, true, ', body'))).rows.map((r) => [r[0], r[r.length - 1]]);
+    } else {
+      rows = (yield* call(s.all(this.#locked(table.name, `seq, ${postgres.docText}`, where)))) as Row[];
     }
-    const params = new Params();
-    const where = this.#where(info, plan.conditions, params);
-    const run = (s: Session) => s.count(`DELETE FROM ${table} WHERE ${where}`, params.values);
-    return this.#singleWrite(run, j);
+    if (!rows.length) return 0;
+    const changed: string[] = [];
+    for (const [, body] of rows as [string, string][]) {
+      const doc = JSON.parse(body) as StoredDoc;
+      const before = this.#options.distribution ? (JSON.parse(body) as StoredDoc) : undefined;
+      for (const set of sets) {
+        if (!setPath(doc, set.steps.map((st) => st.name), set.value)) throw requestError('VALIDATION', parentNotObject(doc.id));
+      }
+      for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
+      if (before) this.#keepShard(info, before, doc);
+      changed.push(JSON.stringify(doc));
+    }
+    try {
+      for (const chunk of chunks(changed, (t) => t)) yield* call(s.all(putArray(postgres, table, chunk.json)));
+    } catch (e) {
+      throw yield* this.collision(s, info, e);
+    }
+    return rows.length;
   }
 
   /**
@@ -1049,8 +766,8 @@ export class PostgresBackend implements Backend {
     let ended = false;
     const open = () =>
       (opened ??= (async () => {
-        if (this.#heads.size) await Promise.allSettled(this.#heads);
-        const client = await this.#connect();
+        if (this.#driver.heads.size) await Promise.allSettled(this.#driver.heads);
+        const client = await this.#driver.connect();
         const s = new Session(client);
         try {
           await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`);
@@ -1089,57 +806,30 @@ export class PostgresBackend implements Backend {
       const [[on]] = (await this.#single((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
       return on;
     },
-    read: async (after, limit, type, plan) => {
-      if (plan?.conditions.some((c) => c.op === 'polygon')) {
-        throw requestError('INVALID_QUERY', 'query: a polygon cannot filter the change feed on PostgreSQL; use bounds, or filter the events');
-      }
-      const params = new Params();
-      let sql = `SELECT seq, type, op, id, body, activity, at FROM ${qualified(this.#options.schema, CHANGES_TABLE)} WHERE seq > ${params.add(after, 'bigint')}`;
-      if (type) {
-        sql += ` AND type = ${params.add(type.name, 'text')}`;
-        if (plan?.conditions.length) sql += ` AND (${compileWhere(plan.conditions, params, new Set())})`;
-      }
-      sql += ` ORDER BY seq LIMIT ${params.add(limit, 'int')}`;
-      const rows = (await this.#single((s) => s.rows(sql, params.values))) as [string, string, ChangeEvent['op'], string, string, string | null, string][];
-      return rows.map(([seq, t, op, id, body, activity, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(body) as StoredDoc, activityId: activity, at }));
-    },
-    bounds: () => this.#single((s) => this.#bounds(s)),
+    read: async (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
+    bounds: () => this.exec((s) => this.bounds(s)) as Promise<{ first: number; last: number }>,
     head: () => {
-      // Issued now, ahead of any request made after this call (see #client); no feed table, no head.
-      const read = this.#retry(() =>
-        this.#client(async (s) => {
-          try {
-            return (await this.#bounds(s)).last;
-          } catch (e) {
-            if (sqlState(e) === UNDEFINED_TABLE) return 0;
-            throw e;
-          }
-        }, true),
-      );
-      this.#heads.add(read);
-      const done = () => this.#heads.delete(read);
+      // Issued now, ahead of any request made after this call (see PgDriver.client); no feed table, no head.
+      const read = this.#driver.run(this.retried(() => this.#driver.session((s) => this.#head(s), true)));
+      const heads = this.#driver.heads;
+      heads.add(read);
+      const done = () => heads.delete(read);
       read.then(done, done);
       return read;
     },
     version: async () => {
       await this.#listen();
-      return `${this.#notified}.${this.#commits}`;
+      return `${this.#notified}.${this.commits}`;
     },
   };
 
-  /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one the sequence gave. */
-  async #bounds(s: Session): Promise<{ first: number; last: number }> {
-    const c = qualified(this.#options.schema, CHANGES_TABLE);
-    // Two index seeks, one at each end of the seq key, whatever the planner makes of two aggregates together.
-    const [[first, last]] = (await s.rows(`SELECT (SELECT seq FROM ${c} ORDER BY seq LIMIT 1), (SELECT seq FROM ${c} ORDER BY seq DESC LIMIT 1)`)) as [[string | null, string | null]];
-    if (last !== null) return { first: Number(first), last: Number(last) };
-    // Read under the feed's lock: no writer then holds a seq it has not committed yet.
-    await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
+  /** The feed's newest seq; no feed table, no head (0). */
+  *#head(s: Session): Op<number> {
     try {
-      const [[given]] = (await s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
-      return { first: Number(given ?? 0) + 1, last: Number(given ?? 0) };
-    } finally {
-      await s.exec('COMMIT');
+      return (yield* this.bounds(s)).last;
+    } catch (e) {
+      if (sqlState(e) === UNDEFINED_TABLE) return 0;
+      throw e;
     }
   }
 
@@ -1183,20 +873,10 @@ export class PostgresBackend implements Backend {
 
   // ---- Citus ---------------------------------------------------------------------------------------------
 
-  /** `, dk` when the layout has a distribution column. */
-  #dkColumn(info: TypeInfo): string {
-    return this.#options.distribution?.get(info.name) ? ', dk' : '';
-  }
-
-  /** `, <dk of the json document j>` when the layout has a distribution column. */
-  #dkValue(info: TypeInfo, j: string): string {
-    return this.#dkColumn(info) ? `, ${this.#dkExpr(info, j)}` : '';
-  }
-
   /** The distribution key of a json document: its field's text, or its id when it has none (see citus.ts). */
-  #dkExpr(info: TypeInfo, j: string): string {
+  #dkExpr(info: TypeInfo, j: Sql | string): Sql {
     const field = this.#options.distribution!.get(info.name)!.field;
-    return field === 'id' ? `(${j} ->> 'id')` : `COALESCE(${j} ->> ${`'${field}'`}, ${j} ->> 'id')`;
+    return field === 'id' ? sql`(${j} ->> 'id')` : sql`COALESCE(${j} ->> ${key(field)}, ${j} ->> 'id')`;
   }
 }
 

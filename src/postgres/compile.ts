@@ -5,18 +5,18 @@
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan } from '../query/ast.js';
 import { compileWhere as whereOf, sortShape, withDistance, type Select } from '../sql/compile.js';
-import { postgres, type Params } from './dialect.js';
+import { bound, join, sql, type Sql } from '../sql/fragment.js';
+import { postgres, toPostgres } from './dialect.js';
 import { key } from './names.js';
 
 /**
- * Every condition ANDed (`true` for none), its values bound into `params`. `indexed`: the fields that lead an index
- * (Settings.keyed); numbers and booleans no index leads compare as jsonb. Without it every scalar field compares on
- * its canonical expression.
- * @example const params = new Params(); const where = compileWhere(plan.conditions, params, new Set(['pwi']));
+ * Every condition ANDed (`true` for none). `indexed`: the fields that lead an index (Settings.keyed); numbers and
+ * booleans no index leads compare as jsonb. Without it every scalar field compares on its canonical expression.
+ * @example toPostgres(compileWhere(plan.conditions, new Set(['pwi'])))
  */
-export function compileWhere(conditions: readonly Condition[], params: Params, indexed?: ReadonlySet<string>): string {
+export function compileWhere(conditions: readonly Condition[], indexed?: ReadonlySet<string>): Sql | string {
   // No type name: PostgreSQL's spatial prefilter is an index on the table itself, not a table per type.
-  return params.sql(whereOf(postgres, conditions, { type: '', tree: true, indexed }));
+  return whereOf(postgres, conditions, { type: '', tree: true, indexed });
 }
 
 // ---- the statements of a query ---------------------------------------------------------------------------------
@@ -52,42 +52,35 @@ export function projection(fields: readonly FieldPath[]): string {
 export type PgSelect = Select;
 
 /**
- * The statement of a query over `table` with the WHERE clause `where` (its values in `params`). A paged query counts
- * `total` and reads the page in one statement, so both come from one snapshot in one round trip; a limited one also
- * answers each row's sort rank and key, for the cursor of the next page.
- * @example selectStatement('"public"."docs_Well"', 'true', new Params(), plan)
+ * The statement of a query over `table` with the WHERE clause `where`. A paged query counts `total` and reads the page
+ * in one statement, so both come from one snapshot in one round trip; a limited one also answers each row's sort rank
+ * and key, for the cursor of the next page.
+ * @example selectStatement('"public"."docs_Well"', 'true', plan)
  */
-export function selectStatement(
-  table: string,
-  where: string,
-  params: Params,
-  plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance'>,
-): PgSelect {
-  const countSql = `SELECT count(*) FROM ${table} WHERE ${where}`;
-  const countParams = [...params.values];
-  // The sort's and the distance's values are bound after the count's, which binds only the WHERE clause's.
-  const sorted = sortShape(postgres, plan.sort);
-  const shape = { keys: sorted.keys.map((k) => ({ expr: params.sql(k.expr), direction: k.direction })) };
+export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance'>): PgSelect {
+  const shape = sortShape(postgres, plan.sort);
   // The answer's text: the stored document, or its projection (options.fields), with its distance (options.distance).
-  const body = `${params.sql(withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan))} AS body`;
-  const order = shape.keys.map((k) => `${k.expr} ${k.direction}`).join(', ');
+  const body = sql`${withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan)} AS body`;
+  // A value a key binds is bound once however often the statement reads the key (and only where it is read:
+  // PostgreSQL refuses a statement with a value it does not use).
+  const order = join(shape.keys.map((k) => sql`${k.expr} ${k.direction}`), ', ');
+  const count = toPostgres(sql`SELECT count(*) FROM ${table} WHERE ${where}`);
   const paged = plan.limit > 0 || plan.skip > 0;
-  if (!paged) return { sql: `SELECT ${body} FROM ${table} WHERE ${where} ORDER BY ${order}`, params: params.values, countSql, countParams, paged, keyed: false };
-  const columns = shape.keys.map((k, i) => `${k.expr} AS k${i}`).join(', ');
+  const statement = (s: Sql, keyed: boolean): PgSelect => {
+    const { sql: text, params } = toPostgres(s);
+    return { sql: text, params, countSql: count.sql, countParams: count.params, paged, keyed };
+  };
+  if (!paged) return statement(sql`SELECT ${body} FROM ${table} WHERE ${where} ORDER BY ${order}`, false);
+  const columns = join(shape.keys.map((k, i) => sql`${k.expr} AS k${i}`), ', ');
   const again = shape.keys.map((k, i) => `p.k${i} ${k.direction}`).join(', ');
   if (plan.limit > 0) {
-    const filter = plan.after ? `(${where}) AND ${params.sql(sorted.after(plan.after))}` : where;
+    const filter = plan.after ? sql`(${where}) AND ${shape.after(plan.after)}` : where;
     // One row past the limit tells whether a cursor should continue.
-    // Rank and key are bound only where they are read: PostgreSQL refuses a statement with a value it does not use.
-    const page = `SELECT ${body}, ${params.sql(sorted.rank)} AS r, (${params.sql(sorted.key)})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${params.add(plan.limit + 1, 'bigint')} OFFSET ${params.add(plan.skip, 'bigint')}`;
+    const page = sql`SELECT ${body}, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${bound(plan.limit + 1, 'bigint')} OFFSET ${bound(plan.skip, 'bigint')}`;
     // A page after a cursor is not counted again: its total is the one the cursor carries.
-    const counted = plan.after ? `(SELECT NULL::bigint AS total)` : `(${countSql.replace('count(*)', 'count(*) AS total')})`;
-    const sql = `SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`;
-    return { sql, params: params.values, countSql, countParams, paged, keyed: true };
+    const counted = plan.after ? `(SELECT NULL::bigint AS total)` : sql`(SELECT count(*) AS total FROM ${table} WHERE ${where})`;
+    return statement(sql`SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`, true);
   }
-  const offset = params.add(plan.skip, 'bigint');
-  const sql =
-    `SELECT (${countSql}) AS total, (SELECT string_agg(p.body, ',' ORDER BY ${again}) FROM ` +
-    `(SELECT ${body}, ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} OFFSET ${offset}) AS p) AS page`;
-  return { sql, params: params.values, countSql, countParams, paged, keyed: false };
+  const rows = sql`SELECT ${body}, ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} OFFSET ${bound(plan.skip, 'bigint')}`;
+  return statement(sql`SELECT (SELECT count(*) FROM ${table} WHERE ${where}) AS total, (SELECT string_agg(p.body, ',' ORDER BY ${again}) FROM (${rows}) AS p) AS page`, false);
 }

@@ -13,27 +13,19 @@ import { shown } from '../limits.js';
 import type { SortKey, Step } from '../query/ast.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Comparison, type Dialect, type JsonSource } from '../sql/dialect.js';
-import { bound, join, render, sql, type Param, type Sql } from '../sql/fragment.js';
+import { bound, join, render, sql, type Compiled, type Param, type Sql } from '../sql/fragment.js';
+import { put } from '../catalogue/validate.js';
 import { TINY } from '../geo/near.js';
+import { contextStatement } from './journal.js';
 import { key } from './names.js';
 import { toPostgresRegex } from './regex.js';
 
 /**
- * Bound values of one statement; `add` answers the placeholder, cast so the server never guesses a type, and `sql`
- * writes a compiled fragment into the statement, its values numbered after those already bound.
- * @example const p = new Params(); p.add('W1', 'text') // '$1::text', p.values: ['W1']
+ * Renders a fragment as PostgreSQL runs it: `$n::type` placeholders, a value used twice bound once.
+ * @example toPostgres(sql`id = ${bound('W1', 'text')}`) // { sql: 'id = $1::text', params: ['W1'] }
  */
-export class Params {
-  readonly values: unknown[] = [];
-
-  add(value: unknown, cast: string): string {
-    this.values.push(value);
-    return `$${this.values.length}::${cast}`;
-  }
-
-  sql(fragment: Sql | string): string {
-    return render(fragment, postgres, this.values).sql;
-  }
+export function toPostgres(fragment: Sql | string): Compiled {
+  return render(fragment, postgres);
 }
 
 // ---- expressions -----------------------------------------------------------------------------------------------
@@ -280,6 +272,35 @@ function comparable(value: string, op: Comparison): { value: string; op: Compari
  * decides membership in JS, with the same code as SQLite (src/geo/polygons.ts), so both answer the same to the bit.
  */
 export const postgres: Dialect = {
+  stored: (json) => [
+    ['doc', sql`${json}::jsonb`],
+    ['body', sql`${json}::text`],
+  ],
+  docText: 'body',
+  // Writes run under READ COMMITTED: what a write rewrites is locked as it is read, so no concurrent update is lost.
+  lock: ' FOR UPDATE',
+  skipConflicts: 'ON CONFLICT DO NOTHING RETURNING id',
+  elements: (array) => ({ from: sql`json_array_elements(${array}) WITH ORDINALITY AS e(j, n)`, item: 'e.j', at: 'e.n', member: (name) => `(e.j ->> ${key(name)})` }),
+  anyText: (column, values) => sql`${column} = ANY(${bound(values, 'text[]')})`,
+  /**
+   * Top-level fields only: `doc || fields`, and `body` rebuilt with its members in order (json_each keeps the text and
+   * order of each member): a member set keeps its place, a new one goes last, as SQLite's json_set.
+   */
+  setFields(sets, stamps) {
+    const fields: Record<string, unknown> = {};
+    for (const set of sets) {
+      if (set.steps.length !== 1) throw new TypeError('setFields: PostgreSQL sets top-level fields in SQL; a dotted path is rewritten by the backend');
+      put(fields, set.steps[0]!.name, set.value);
+    }
+    for (const [k, v] of Object.entries(stamps)) put(fields, k, v);
+    const f = bound(JSON.stringify(fields), 'text');
+    const kept = `string_agg(to_json(e.key)::text || ':' || COALESCE(n.value::text, e.value::text), ',' ORDER BY e.o)`;
+    const added = sql`(SELECT string_agg(to_json(a.key)::text || ':' || a.value::text, ',' ORDER BY a.o) FROM json_each(${f}::json) WITH ORDINALITY AS a(key, value, o) WHERE NOT (doc ? a.key))`;
+    const body = sql`(SELECT '{' || concat_ws(',', ${kept}, ${added}) || '}' FROM json_each(body::json) WITH ORDINALITY AS e(key, value, o) LEFT JOIN json_each(${f}::json) AS n ON n.key = e.key)`;
+    return sql`body = ${body}, doc = doc || ${f}::jsonb`;
+  },
+  // A literal, not a bound value: it rides on BEGIN's round trip, where nothing is bound.
+  context: (ctx, distributed) => ({ set: contextStatement(ctx, distributed), clear: null }),
   text: (p, n) => (p.cast ? `$${n}::${p.cast}` : `$${n}`),
   reuse: true,
   true: 'true',

@@ -69,8 +69,40 @@ export interface Target {
 /** Some value along `path` of `source` (the dialect's document by default) passes `test`. */
 export type SomeValue = (path: FieldPath, test: (v: JsonValue) => Sql | string, source?: JsonSource) => Sql;
 
+/** The request a journaled write belongs to, as the journal's triggers read it (README "Activity log"). */
+export interface JournalContext {
+  readonly op: string;
+  readonly activity: string;
+  readonly at: string;
+  readonly ms: number;
+  readonly by: string;
+}
+
+/** How an engine stores and reads back whole documents: the hooks of the write statements (write.ts). */
+export interface Storage {
+  /** The columns a document is stored in besides `id`, each with its value from the document's JSON text `json`. */
+  stored(json: Sql): readonly (readonly [column: string, value: Sql | string])[];
+  /** A row's document as its JSON text. */
+  readonly docText: string;
+  /** Takes the rows a SELECT reads for the write that follows (or nothing where the write lock covers them). */
+  readonly lock: string;
+  /** Skips a row colliding on a unique key, answering the ids of those that went in (after an INSERT … SELECT). */
+  readonly skipConflicts: string;
+  /** The rows of a bound JSON array: its FROM item, an element (JSON), its position, and an element's member as text. */
+  elements(array: Param): { from: Sql; item: string; at: string; member(name: string): string };
+  /** A text column equals one of several values, bound as one list. */
+  anyText(column: string, values: readonly string[]): Sql;
+  /** The SET clause writing fields at paths and top-level stamps into a document, keeping the order of its members. */
+  setFields(sets: readonly { readonly steps: readonly Step[]; readonly value: unknown }[], stamps: Readonly<Record<string, unknown>>): Sql;
+  /**
+   * The statement setting a transaction's context for the journal's triggers, and the one clearing it before the commit
+   * (null: it ends with the transaction); `distributed`: the triggers run on other servers too (Citus' workers).
+   */
+  context(ctx: JournalContext, distributed: boolean): { set: Sql | string; clear: Sql | string | null };
+}
+
 /** The hooks of one engine. */
-export interface Dialect extends Placeholders {
+export interface Dialect extends Placeholders, Storage {
   readonly true: string;
   readonly false: string;
   /** NULL-safe inequality: `IS NOT` or `IS DISTINCT FROM`. */

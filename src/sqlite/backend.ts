@@ -1,62 +1,33 @@
 /**
- * The SQLite backend: one better-sqlite3 connection, each operation one transaction, answered synchronously.
- * Plans are compiled to SQL over the JSONB `doc` column by compile.ts; the schema is kept by schema.ts.
+ * The SQLite backend: the shared SQL backend (src/sql/backend.ts) over one better-sqlite3 connection (driver.ts),
+ * each operation one transaction, answered synchronously. Its own strategies: the page read in one pass (plans.ts),
+ * the bulk path of large inserts (bulk.ts), streamed reads, and snapshots. The schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, parentNotObject, StoreBusyError, storeFull, updateCollision, type Backend, type BulkWriter, type Explained, type ReplaceResult, type FieldSet, type InsertResult, type QueryResult, type StoredDoc, type Journal, type WriteCounts, type ChangeEvent, type ChangeFeed, type RowStream, type SummaryAnswer } from '../backend.js';
-import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
+import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type QueryResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type SummaryAnswer } from '../backend.js';
+import { RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
-import { asRollbackJournal, openDatabase, StatementCache, type Db, type Transaction } from './connection.js';
+import { asRollbackJournal, openDatabase, type Db } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
 import { collidingKey, cursorKey, ensureSchema } from './schema.js';
-import { CLEAR_CONTEXT, journals, SET_CONTEXT } from './journal.js';
+import { journals } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
-import { jsonPath, sqlite, toSqlite } from './dialect.js';
+import { bound, sql, type Compiled } from '../sql/fragment.js';
+import type { RunResult } from 'better-sqlite3';
+import { insertDoc, putDoc, readDocs, type WriteTable } from '../sql/write.js';
+import { runSync, SqlBackend, type Op } from '../sql/backend.js';
+import { sqlite, toSqlite } from './dialect.js';
+import { BUSY_ATTEMPTS, isBusy, isDuplicate, requestErrorOf, SqliteDriver } from './driver.js';
 import { SQLITE_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
 import { compileSummary } from '../sql/aggregate.js';
 import { compileWhere as whereOf } from '../sql/compile.js';
 
-const BUSY_ATTEMPTS = 3;
-
-function isDuplicate(e: unknown): e is Error & { code: string } {
-  const code = (e as { code?: unknown })?.code;
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
-function isBusy(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-}
-
-/**
- * The request error an engine error means, if it means one: SQLITE_FULL (the disk is full, the file at max_page_count,
- * or an in-memory copy of a snapshot at 1 GiB) is STORE_FULL. Every request's failure passes here (see `refused`).
- * @example throw requestErrorOf(e) ?? e;
- */
-export function requestErrorOf(e: unknown): RequestError | undefined {
-  return (e as { code?: unknown })?.code === 'SQLITE_FULL' ? storeFull() : undefined;
-}
-
-/** fn, with an engine error that means a request error (requestErrorOf) thrown as that. */
-function refused<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    throw requestErrorOf(e) ?? e;
-  }
-}
-
-/** Thrown inside a transaction to roll it back while keeping what the caller needs to answer. */
-class Rollback<T> extends Error {
-  constructor(readonly result: T) {
-    super('rollback');
-  }
-}
+export { requestErrorOf };
 
 /**
  * Each row's JSON parsed on its own: never one string of every row (a string has a length limit, ~512 MB), and
@@ -68,12 +39,12 @@ function parseRows<R>(rows: readonly R[], text: (row: R) => string): StoredDoc[]
   return data;
 }
 
-export class SqliteBackend implements Backend {
-  #db: Db;
-  #statements: StatementCache;
-  /** One transaction wrapper per connection: building it per request cost more than a whole indexed query. */
-  #tx: Transaction<(fn: () => unknown) => unknown>;
-  readonly #tables = new Map<string, string>();
+export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
+  readonly capabilities = { cursors: true, stream: true, bulk: true, feed: true };
+  protected readonly dialect = sqlite;
+  protected readonly changesTable = ident(CHANGES_TABLE);
+  #driver: SqliteDriver;
+  readonly #tables = new Map<string, WriteTable>();
   /** How each type is stored, for the compiler (compile.ts selectTarget). */
   readonly #targets = new Map<string, SelectTarget>();
   /** Compiled statements by query shape (see #select). */
@@ -83,8 +54,6 @@ export class SqliteBackend implements Backend {
   readonly #settings: Settings;
   /** Types whose deletes are soft: the options' and those the file names (schema.ts). */
   readonly softDelete: ReadonlySet<string> = new Set();
-  /** True when the file has journal triggers (history or the change feed), whoever turned them on. */
-  #journals = false;
   /** True for stores in memory (the ones `restore` may replace). */
   readonly memory: boolean;
   /** See Backend.cursorKey; a restored snapshot brings its own. */
@@ -95,6 +64,7 @@ export class SqliteBackend implements Backend {
    * @example const backend = new SqliteBackend(':memory:', resolveSettings({}, 'open'));
    */
   constructor(source: string | Uint8Array, settings: Settings) {
+    super();
     this.#settings = settings;
     this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
     const options = {
@@ -114,7 +84,7 @@ export class SqliteBackend implements Backend {
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
       );
       this.softDelete = schema.softDelete;
-      this.#journals = journals(db);
+      this.journals = journals(db);
       // A file made before signed cursors gets its key on its first open, under the write lock (README "Cursors").
       this.cursorKey = this.#busyRetry(
         () => cursorKey(db, settings.idSeed),
@@ -124,23 +94,34 @@ export class SqliteBackend implements Backend {
       db.close();
       throw e;
     }
-    this.#db = db;
-    this.#statements = new StatementCache(db);
-    this.#tx = db.transaction((fn: () => unknown) => fn());
-    for (const n of settings.catalogue.names) this.#tables.set(n, ident(docsTable(n)));
+    this.#driver = new SqliteDriver(db);
+    for (const n of settings.catalogue.names) this.#tables.set(n, { name: ident(docsTable(n)) });
+  }
+
+  protected get driver(): SqliteDriver {
+    return this.#driver;
   }
 
   /** The connection, for inspection (EXPLAIN, pragmas). */
   get database(): Db {
-    return this.#db;
+    return this.#driver.db;
   }
 
-  /**
-   * Runs one operation; a request rolled back by another connection's lock is run again whole (it wrote nothing),
-   * up to three times, after waiting busyTimeoutMs each time.
-   */
-  #retry<T>(fn: () => T): T {
-    return refused(() => this.#busyRetry(fn, () => requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`)));
+  get #db(): Db {
+    return this.#driver.db;
+  }
+
+  get #statements() {
+    return this.#driver.statements;
+  }
+
+  /** fn, with an engine error that means a request error (requestErrorOf) thrown as that. */
+  #refused<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (e) {
+      throw requestErrorOf(e) ?? e;
+    }
   }
 
   /** fn, run again while another connection's lock rolls it back, up to BUSY_ATTEMPTS times; then `exhausted()` is thrown. */
@@ -155,44 +136,21 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  /**
-   * Runs fn in one write transaction (BEGIN IMMEDIATE: the write lock is taken up front, so no upgrade deadlock).
-   * With a journal, the request's context row is set first where the file journals (journal.ts: a replace, update
-   * or delete's triggers read it), and its ActivityLog document is written last, from what fn did.
-   */
-  #write<T>(fn: () => T, statements = 2, j?: { op: string; journal: Journal | undefined; counts: (r: T) => WriteCounts }): T {
-    const journal = j?.journal;
-    const op = journal?.op ?? j?.op;
-    const context = journal && op !== 'insert' && this.#journals;
-    const log = journal?.log;
-    const run =
-      context || log
-        ? () => {
-            if (context) this.#statements.get(SET_CONTEXT).run(op, journal.activityId, journal.at, Date.parse(journal.at), journal.userId);
-            const r = fn();
-            if (context) this.#statements.get(CLEAR_CONTEXT).run();
-            if (log) {
-              const c = j!.counts(r);
-              // A soft delete is an update of the rows, and what it did is deleting them.
-              this.#insertLog(log(journal.op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c));
-            }
-            return r;
-          }
-        : fn;
-    const n = statements + (context ? 2 : 0) + (log ? 1 : 0);
-    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add two round trips.
-    const r = this.#retry(() => (n === 1 ? run() : (this.#tx.immediate(run) as T)));
-    this.#commits++;
-    return r;
+  protected table(type: string): WriteTable {
+    return this.#tables.get(type) ?? { name: ident(docsTable(type)) };
   }
 
-  /** Writes a request's ActivityLog document (inside its transaction). */
-  #insertLog(doc: StoredDoc): void {
-    this.#statements.get(`INSERT INTO ${ident(docsTable('ActivityLog'))} (id, doc) VALUES (?, jsonb(?))`).run(doc.id, JSON.stringify(doc));
+  protected where(info: TypeInfo, plan: QueryPlan) {
+    return compileWhere(plan.conditions, info.name);
   }
 
-  #table(info: TypeInfo): string {
-    return this.#tables.get(info.name) ?? ident(docsTable(info.name));
+  protected feedWhere(type: TypeInfo, plan: QueryPlan) {
+    return compileWhere(plan.conditions, type.name, false);
+  }
+
+  /** The last seq the feed gave: sqlite_sequence survives pruning. */
+  protected *lastGiven(): Op<number> {
+    return (this.#statements.get(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck(true).get(CHANGES_TABLE) as number | undefined) ?? 0;
   }
 
   /**
@@ -209,7 +167,7 @@ export class SqliteBackend implements Backend {
     if (!target) this.#targets.set(info.name, (target = selectTarget(this.#settings, info.name)));
     // A later page in insertion order chooses its plan by how dense the matches are (the cursor's total over the
     // rows, estimated by the largest rowid).
-    const rows = plan.after && !plan.sort ? ((this.#statements.get(`SELECT max(rowid) FROM ${this.#table(info)}`).pluck(true).get() as number | null) ?? 0) : undefined;
+    const rows = plan.after && !plan.sort ? ((this.#statements.get(`SELECT max(rowid) FROM ${this.table(info.name).name}`).pluck(true).get() as number | null) ?? 0) : undefined;
     const select = compileSelect(plan, target, rows);
     if (key) this.#plans.set(key, select, key.length + select.sql.length + select.countSql.length + (select.onePass?.sql.length ?? 0));
     return select;
@@ -231,12 +189,25 @@ export class SqliteBackend implements Backend {
     return pays ? one : null;
   }
 
-  /** This backend continues keyset cursors (plan.after). */
-  readonly cursors = true;
+  /** An operation run now (see SqlBackend.exec): SQLite's driver answers synchronously. */
+  #exec<T>(op: () => T): T {
+    // The shared retry policy, without a session to open (the one connection is it): one generator a request.
+    return runSync(this.retried(op));
+  }
+
+  /** A step run at once, as an operation (a generator method: see SqlBackend's note on their cost). */
+  *#now<T>(op: () => T): Op<T> {
+    return op();
+  }
+
+  /** fn in one read transaction: every statement it runs sees one snapshot. */
+  #snapshot<T>(fn: () => T): T {
+    return runSync(this.transaction(this.#driver, 'read', this.#now(fn)));
+  }
 
   query(info: TypeInfo, plan: QueryPlan): QueryResult {
     const select = this.#select(info, plan);
-    return this.#retry(() => {
+    return this.#exec(() => {
       if (!select.keyed) {
         const statement = this.#statements.get(select.sql);
         const page = () => statement.pluck(true).all(...select.params) as string[];
@@ -245,7 +216,7 @@ export class SqliteBackend implements Backend {
         if (select.paged) {
           // A skip without a limit answers every match after it: the total is known unless the page is empty. One
           // read transaction: a count, when it runs, sees the page's snapshot.
-          [rows, total] = this.#tx(() => {
+          [rows, total] = this.#snapshot(() => {
             const r = page();
             return [r, r.length || !plan.skip ? plan.skip + r.length : this.#count(select)];
           }) as [string[], number];
@@ -265,7 +236,7 @@ export class SqliteBackend implements Backend {
       } else {
         const one = this.#onePass(info, select);
         // One read transaction: the page and the total come from the same snapshot.
-        [rows, total] = this.#tx(() => {
+        [rows, total] = this.#snapshot(() => {
           if (one) {
             const r = this.#statements.get(one.sql).pluck(false).all(...one.params) as Row[];
             // No row: no match at all, or the page is past the end (then counted on its own).
@@ -291,12 +262,13 @@ export class SqliteBackend implements Backend {
     let total: number | null = null;
     if (select.paged) {
       // A skip: the rows and their total come from one read transaction, held until the stream closes.
-      total = this.#retry(() => {
-        this.#db.exec('BEGIN');
+      const d = this.#driver;
+      total = this.#exec(() => {
+        d.begin(d, 'read', []);
         try {
           return this.#count(select);
         } catch (e) {
-          this.#db.exec('ROLLBACK');
+          d.rollback();
           throw e;
         }
       });
@@ -305,7 +277,7 @@ export class SqliteBackend implements Backend {
     try {
       rows = this.#statements.get(select.sql).pluck(true).iterate(...select.params) as IterableIterator<string>;
     } catch (e) {
-      if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+      this.#driver.rollback();
       throw e;
     }
     return {
@@ -316,7 +288,10 @@ export class SqliteBackend implements Backend {
           rows.return?.();
         } finally {
           // COMMIT ends the read transaction; it cannot run while the statement is stepping, hence after return().
-          if (total !== null && this.#db.inTransaction) this.#db.exec('COMMIT');
+          if (total !== null) {
+            if (this.#db.inTransaction) this.#driver.commit();
+            else this.#driver.rollback();
+          }
         }
       },
     };
@@ -331,9 +306,9 @@ export class SqliteBackend implements Backend {
    * statement the store runs instead of both for this query (a limited first page, where it is faster), or null.
    */
   summarize(info: TypeInfo, plan: SummaryPlan): SummaryAnswer {
-    const summary = compileSummary(sqlite, SQLITE_SUMMARY, plan, this.#table(info), whereOf(sqlite, plan.conditions, { type: info.name, tree: true }));
-    const { sql, params } = toSqlite(summary.sql);
-    return this.#retry(() => summary.answer(this.#statements.get(sql).raw(true).all(...params) as unknown[][]));
+    const summary = compileSummary(sqlite, SQLITE_SUMMARY, plan, this.table(info.name).name, whereOf(sqlite, plan.conditions, { type: info.name, tree: true }));
+    const { sql: text, params } = toSqlite(summary.sql);
+    return this.#exec(() => summary.answer(this.#statements.get(text).raw(true).all(...params) as unknown[][]));
   }
 
   explain(info: TypeInfo, plan: QueryPlan): Explained & { onePass: OnePass | null } {
@@ -348,13 +323,13 @@ export class SqliteBackend implements Backend {
    * bulk path (src/sqlite/bulk.ts).
    */
   #insertDocs(info: TypeInfo, docs: Iterable<StoredDoc>, bulk: BulkInserts): InsertResult {
-    const stmt = this.#statements.get(`INSERT INTO ${this.#table(info)} (id, doc) VALUES (?, jsonb(?))`);
+    const table = this.table(info.name);
     const insertedIds: string[] = [];
     const errors: EnvelopeError[] = [];
     let index = 0;
     for (const doc of docs) {
       try {
-        const { lastInsertRowid } = stmt.run(doc.id, JSON.stringify(doc));
+        const { lastInsertRowid } = this.#run(insertDoc(sqlite, table, doc.id, JSON.stringify(doc)));
         insertedIds.push(doc.id as string);
         bulk.inserted(info, doc, Number(lastInsertRowid));
       } catch (e) {
@@ -366,67 +341,48 @@ export class SqliteBackend implements Backend {
     return { insertedIds, errors, rolledBack: false };
   }
 
-  /** Runs fn in one write transaction with a bulk-path state, rebuilding what it dropped before the commit. */
-  #bulkWrite<T>(fn: (bulk: BulkInserts) => T, statements: number, j: { op: string; journal: Journal | undefined; counts: (r: T) => WriteCounts }): T {
-    return this.#write(() => {
-      const bulk = new BulkInserts(this.#db);
-      try {
-        const r = fn(bulk);
-        bulk.finish();
-        return r;
-      } catch (e) {
-        bulk.abort();
-        throw e;
-      }
-    }, statements, j);
+  /** Runs a compiled statement; what it changed and the rowid it inserted. */
+  #run(c: Compiled): RunResult {
+    return this.#statements.get(c.sql).run(...c.params);
+  }
+
+  /** Inserts in a write's transaction with a bulk-path state, rebuilding what it dropped before the commit (settled first: a rolled back load rebuilds nothing). */
+  *#bulkInserts<T extends InsertResult | InsertResult[]>(fn: (bulk: BulkInserts) => T, atomic: boolean): Op<T> {
+    const bulk = new BulkInserts(this.#db);
+    try {
+      const r = this.settle(fn(bulk), atomic);
+      bulk.finish();
+      return r;
+    } catch (e) {
+      bulk.abort();
+      throw e;
+    }
   }
 
   insert(info: TypeInfo, docs: Iterable<StoredDoc>, atomic: boolean, count = 2, journal?: Journal): InsertResult {
-    try {
-      return this.#bulkWrite(
-        (bulk) => {
-          const r = this.#insertDocs(info, docs, bulk);
-          if (atomic && r.errors.length) throw new Rollback<InsertResult>({ insertedIds: [], errors: r.errors, rolledBack: true });
-          return r;
-        },
-        count,
-        { op: 'insert', journal, counts: (r) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) },
-      );
-    } catch (e) {
-      if (e instanceof Rollback) return e.result as InsertResult;
-      throw e;
-    }
+    const w = { op: 'insert', journal, counts: (r: InsertResult) => ({ created: r.insertedIds.length, modified: 0, deleted: 0, errors: r.errors }) };
+    return this.inserts(w, count, () => this.#bulkInserts((bulk) => this.#insertDocs(info, docs, bulk), atomic)) as InsertResult;
   }
 
   insertMany(parts: readonly { info: TypeInfo; docs: readonly StoredDoc[] }[], journal?: Journal): InsertResult[] {
-    try {
-      return this.#bulkWrite(
-        (bulk) => {
-          const results = parts.map((p) => this.#insertDocs(p.info, p.docs, bulk));
-          if (results.some((r) => r.errors.length)) throw new Rollback(results.map((r) => ({ insertedIds: [], errors: r.errors, rolledBack: true })));
-          return results;
-        },
-        2,
-        { op: 'insert', journal, counts: (rs) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) },
-      );
-    } catch (e) {
-      if (e instanceof Rollback) return e.result as InsertResult[];
-      throw e;
-    }
+    const w = { op: 'insert', journal, counts: (rs: InsertResult[]) => ({ created: rs.reduce((n, r) => n + r.insertedIds.length, 0), modified: 0, deleted: 0, errors: [] }) };
+    return this.inserts(w, 2, () => this.#bulkInserts((bulk) => parts.map((p) => this.#insertDocs(p.info, p.docs, bulk)), true)) as InsertResult[];
   }
 
   replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): ReplaceResult {
-    const table = this.#table(info);
-    const find = this.#statements.get(`SELECT seq, json(doc) AS doc FROM ${table} WHERE id = ?`);
+    const table = this.table(info.name);
+    const find = (id: string) => {
+      const c = readDocs(sqlite, table, sql`id = ${bound(id)}`, false);
+      return this.#statements.get(c.sql).pluck(false).raw(false).get(...c.params) as { seq: number; doc: string } | undefined;
+    };
     const soft = this.softDelete.has(info.name);
-    const put = this.#statements.get(`UPDATE ${table} SET doc = jsonb(?) WHERE seq = ?`);
-    const add = this.#statements.get(`INSERT INTO ${table} (id, doc) VALUES (?, jsonb(?))`);
-    return this.#write(() => {
+    const w = { op: 'replace', journal, counts: (r: ReplaceResult) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) };
+    return this.write(w, 2, () => this.#now(() => {
       const insertedIds: string[] = [];
       let replaced = 0;
       let unchanged = 0;
       docs.forEach((d, index) => {
-        const row = typeof d.id === 'string' ? (find.get(d.id) as { seq: number; doc: string } | undefined) : undefined;
+        const row = typeof d.id === 'string' ? find(d.id) : undefined;
         const old = row && (JSON.parse(row.doc) as StoredDoc);
         // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
         const revived = soft && old !== undefined && old.deletedAt !== undefined && old.deletedAt !== null;
@@ -436,8 +392,7 @@ export class SqliteBackend implements Backend {
           return;
         }
         try {
-          if (row) put.run(JSON.stringify(doc), row.seq);
-          else add.run(doc.id, JSON.stringify(doc));
+          this.#run(row ? putDoc(sqlite, table, JSON.stringify(doc), row.seq) : insertDoc(sqlite, table, doc.id, JSON.stringify(doc)));
           if (row && !revived) replaced++;
           else insertedIds.push(doc.id as string);
         } catch (e) {
@@ -446,47 +401,15 @@ export class SqliteBackend implements Backend {
         }
       });
       return { insertedIds, replaced, unchanged };
-    }, 2, { op: 'replace', journal, counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) });
+    })) as ReplaceResult;
   }
 
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): number {
-    const where = compileWhere(plan.conditions, info.name);
-    const table = this.#table(info);
-    const parentChecks: string[] = [];
-    for (const s of sets) {
-      for (let i = 1; i < s.steps.length; i++) {
-        const p = jsonPath(s.steps.slice(0, i));
-        parentChecks.push(`(json_type(doc, ${p}) IS NOT NULL AND json_type(doc, ${p}) <> 'object')`);
-      }
-    }
-    // Stamps go in as JSON text like the fields set: a JS number bound alone would be stored as a real (1.7e12 → 1.7e12.0).
-    const args = [...sets.map((s) => `${jsonPath(s.steps)}, json(?)`), ...Object.keys(stamps).map((k) => `'$."${k}"', json(?)`)].join(', ');
-    const params = [...sets.map((s) => JSON.stringify(s.value)), ...Object.values(stamps).map((v) => JSON.stringify(v)), ...where.params];
-    return this.#write(
-      () => {
-        if (parentChecks.length) {
-          const bad = this.#statements.get(`SELECT id FROM ${table} WHERE (${where.sql}) AND (${parentChecks.join(' OR ')}) LIMIT 1`).pluck(true).get(...where.params);
-          if (bad !== undefined) throw requestError('VALIDATION', parentNotObject(bad));
-        }
-        try {
-          return this.#statements.get(`UPDATE ${table} SET doc = jsonb_set(doc, ${args}) WHERE ${where.sql}`).run(...params).changes;
-        } catch (e) {
-          if (!isDuplicate(e)) throw e;
-          throw requestError('DUPLICATE_KEY', updateCollision(info, collidingKey(this.#db, e)));
-        }
-      },
-      parentChecks.length ? 2 : 1,
-      { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) },
-    );
+    return super.update(info, plan, sets, stamps, journal) as number;
   }
 
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): number {
-    const where = compileWhere(plan.conditions, info.name);
-    return this.#write(() => this.#statements.get(`DELETE FROM ${this.#table(info)} WHERE ${where.sql}`).run(...where.params).changes, 1, {
-      op: 'delete',
-      journal,
-      counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }),
-    });
+    return super.delete(info, plan, journal) as number;
   }
 
   /**
@@ -496,7 +419,7 @@ export class SqliteBackend implements Backend {
   bulk(): BulkWriter {
     const alone = this.#alone();
     try {
-      this.#retry(() => this.#db.exec('BEGIN IMMEDIATE'));
+      this.#exec(() => this.#db.exec('BEGIN IMMEDIATE'));
       try {
         // Read before the first insert, under the write lock: the newest committed seq until this transaction ends.
         this.#heldHead = this.feed.head() as number;
@@ -529,16 +452,16 @@ export class SqliteBackend implements Backend {
           if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
           throw e;
         }
-        this.#commits++;
+        this.commits++;
       } finally {
         if (alone) this.#backToWal();
       }
     };
     return {
-      insert: (info, docs) => refused(() => this.#insertDocs(info, docs, bulk)),
+      insert: (info, docs) => this.#refused(() => this.#insertDocs(info, docs, bulk)),
       // 200k Wells in one atomic load: 14-16 s in batches of 5,000, 10.6 s written 200 at a time.
       chunk: 256,
-      commit: () => refused(() => end(true)),
+      commit: () => this.#refused(() => end(true)),
       rollback: () => end(false),
     };
   }
@@ -578,41 +501,15 @@ export class SqliteBackend implements Backend {
     }
   }
 
-  /** Write transactions this connection committed: PRAGMA data_version changes only for other connections' commits. */
-  #commits = 0;
   /** The feed's committed head while a bulk transaction is open: the connection reads its own uncommitted events. */
   #heldHead: number | undefined;
 
   /** The change feed (journal.ts writes it): events read by seq, polled cheaply through data_version. */
   readonly feed: ChangeFeed = {
     enabled: () => this.#statements.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck(true).get(CHANGES_TABLE) !== undefined,
-    read: (after, limit, type, plan) => {
-      const params: unknown[] = [after];
-      let sql = `SELECT seq, type, op, id, json(doc) AS doc, activity, at FROM ${ident(CHANGES_TABLE)} WHERE seq > ?`;
-      if (type) {
-        sql += ' AND type = ?';
-        params.push(type.name);
-        if (plan?.conditions.length) {
-          const where = compileWhere(plan.conditions, type.name, false);
-          sql += ` AND (${where.sql})`;
-          params.push(...where.params);
-        }
-      }
-      const rows = this.#statements.get(`${sql} ORDER BY seq LIMIT ?`).pluck(false).all(...params, limit) as { seq: number; type: string; op: ChangeEvent['op']; id: string; doc: string; activity: string | null; at: string }[];
-      return rows.map((r) => ({ seq: r.seq, type: r.type, op: r.op, id: r.id, doc: JSON.parse(r.doc) as StoredDoc, activityId: r.activity, at: r.at }));
-    },
-    bounds: () => {
-      // One aggregate per subquery: each is a seek at an end of the seq key, where min and max together scan the table.
-      const c = ident(CHANGES_TABLE);
-      const r = this.#statements.get(`SELECT (SELECT min(seq) FROM ${c}) AS first, (SELECT max(seq) FROM ${c}) AS last`).pluck(false).get() as { first: number | null; last: number | null };
-      // With no event kept, the next seq follows the last one ever given (sqlite_sequence survives pruning).
-      if (r.last === null) {
-        const given = (this.#statements.get(`SELECT seq FROM sqlite_sequence WHERE name = ?`).pluck(true).get(CHANGES_TABLE) as number | undefined) ?? 0;
-        return { first: given + 1, last: given };
-      }
-      return { first: r.first!, last: r.last };
-    },
-    version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.#commits}`,
+    read: (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
+    bounds: () => runSync(this.bounds(this.#driver)),
+    version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.commits}`,
     // Synchronous, so a write issued after it commits later; without the feed's table there is no head (0).
     head: () => this.#heldHead ?? (this.feed.enabled() ? (this.feed.bounds() as { last: number }).last : 0),
   };
@@ -627,10 +524,8 @@ export class SqliteBackend implements Backend {
     if (!this.memory) throw new TypeError('restore: only an in-memory store can be restored; open the snapshot with fromSnapshot');
     const db = openDatabase(snapshot, this.#settings.busyTimeoutMs, this.#settings.mmapSize);
     this.#db.close();
-    this.#db = db;
-    this.#statements = new StatementCache(db);
-    this.#tx = db.transaction((fn: () => unknown) => fn());
-    this.#journals = journals(db);
+    this.#driver = new SqliteDriver(db);
+    this.journals = journals(db);
     this.cursorKey = cursorKey(db, this.#settings.idSeed);
   }
 

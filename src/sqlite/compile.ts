@@ -15,10 +15,10 @@ import { docsTable, ident } from './names.js';
 /**
  * The WHERE clause of conditions on a `doc` column. `tree: false` tests points on the documents alone, without the
  * type's R*Trees: for rows of another table (the change feed's).
- * @example compileWhere(plan.conditions, 'Well') // { sql: `json_extract(doc, '$."pwi"') = ?`, params: ['W1'] }
+ * @example toSqlite(compileWhere(plan.conditions, 'Well')) // { sql: `json_extract(doc, '$."pwi"') = ?`, params: ['W1'] }
  */
-export function compileWhere(conditions: readonly Condition[], type: string, tree = true): Compiled {
-  return toSqlite(whereOf(sqlite, conditions, { type, tree }));
+export function compileWhere(conditions: readonly Condition[], type: string, tree = true): Sql | string {
+  return whereOf(sqlite, conditions, { type, tree });
 }
 
 /**

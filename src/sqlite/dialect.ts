@@ -9,6 +9,7 @@ import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Dialect, type JsonSource, type JsonValue, type Target } from '../sql/dialect.js';
 import { bound, join, render, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { docsTable, ident, rtreeTable } from './names.js';
+import { CLEAR_CONTEXT, setContext } from './journal.js';
 
 /**
  * SQL string literal of a JSON path.
@@ -166,6 +167,22 @@ export const sqlite: Dialect = {
     const exact = sql`${prefilter} AND ${px} BETWEEN ${bound(minX)} AND ${bound(maxX)} AND ${py} BETWEEN ${bound(minY)} AND ${bound(maxY)}`;
     return handle ? sql`${exact} AND cd_in_polygon(${handle}, ${px}, ${py})` : exact;
   },
+  stored: (json) => [['doc', sql`jsonb(${json})`]],
+  docText: 'json(doc)',
+  // One connection writes at a time (BEGIN IMMEDIATE): rows read in a write transaction need no lock.
+  lock: '',
+  skipConflicts: 'ON CONFLICT DO NOTHING RETURNING id',
+  elements: (array) => ({ from: sql`json_each(${array}) AS e`, item: 'e.value', at: 'e.key', member: (name) => `(e.value ->> ${jsonPath([{ name, indexes: [] }])})` }),
+  anyText: (column, values) => sql`${column} IN (SELECT value FROM json_each(${bound(JSON.stringify(values))}))`,
+  setFields(sets, stamps) {
+    // Stamps go in as JSON text like the fields set: a JS number bound alone would be stored as a real (1.7e12 → 1.7e12.0).
+    const args = [
+      ...sets.map((s) => sql`${jsonPath(s.steps)}, json(${bound(JSON.stringify(s.value))})`),
+      ...Object.entries(stamps).map(([k, v]) => sql`${jsonPath([{ name: k, indexes: [] }])}, json(${bound(JSON.stringify(v))})`),
+    ];
+    return sql`doc = jsonb_set(doc, ${join(args, ', ')})`;
+  },
+  context: (ctx) => ({ set: setContext(ctx), clear: CLEAR_CONTEXT }),
   /** Types ranked as MongoDB orders them (null/missing, numbers, strings, objects, arrays, booleans), then json_extract's value. */
   pathSort(sort: SortKey) {
     const p = jsonPath(sort.path.steps);

@@ -9,6 +9,8 @@
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { JOURNAL_TYPES } from '../settings.js';
+import type { JournalContext } from '../sql/dialect.js';
+import { bound, sql, type Sql } from '../sql/fragment.js';
 import { CHANGES_TABLE, CONTEXT_TABLE, docsTable, ident, journalTrigger } from './names.js';
 
 export interface JournalOptions {
@@ -98,8 +100,13 @@ export function journals(db: { prepare(sql: string): { pluck(): { get(): unknown
   return db.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'jr.%' LIMIT 1`).pluck().get() !== undefined;
 }
 
-/** Sets the request's context row; run first in a transaction that replaces, updates or deletes. */
-export const SET_CONTEXT = `UPDATE ${CONTEXT_TABLE} SET op = ?, activity = ?, at = ?, ms = ?, by = ? WHERE k = 1`;
+/**
+ * The statement setting the request's context row: run first in a transaction that replaces, updates or deletes.
+ * @example setContext({ op: 'update', activity: 'a1', at: '2024-05-01T00:00:00.000Z', ms: 1714521600000, by: 'u1' })
+ */
+export function setContext(ctx: JournalContext): Sql {
+  return sql`UPDATE ${CONTEXT_TABLE} SET op = ${bound(ctx.op)}, activity = ${bound(ctx.activity)}, at = ${bound(ctx.at)}, ms = ${bound(ctx.ms)}, by = ${bound(ctx.by)} WHERE k = 1`;
+}
 
 /** Clears it again before the commit: a later write of a connection that sets none (hand-written SQL) is not taken for this request's. */
 export const CLEAR_CONTEXT = `UPDATE ${CONTEXT_TABLE} SET op = NULL, activity = NULL, at = NULL, ms = NULL, by = NULL WHERE k = 1`;

@@ -1,0 +1,340 @@
+/**
+ * The backend of every SQL engine, written once over a small driver per engine (run a statement, read rows, open and
+ * end a transaction, classify the engine's errors). An operation is a generator whose steps yield driver calls: a
+ * synchronous runner answers SQLite's (no promise or microtask per request), an async one PostgreSQL's, so each rule
+ * (the retry policy, the journal's context and ActivityLog, deletes, updates, the feed's reads) exists once.
+ */
+import type { TypeInfo } from '../catalogue/index.js';
+import { requestError, type RequestError } from '../envelope.js';
+import type { QueryPlan } from '../query/ast.js';
+import {
+  parentNotObject,
+  updateCollision,
+  type Backend,
+  type Capabilities,
+  type ChangeEvent,
+  type FieldSet,
+  type InsertResult,
+  type Journal,
+  type MaybePromise,
+  type StoredDoc,
+  type WriteCounts,
+} from '../backend.js';
+import type { Dialect } from './dialect.js';
+import type { Compiled, Sql } from './fragment.js';
+import { context, deleteWhere, feedBounds, feedRead, firstBadParent, insertDoc, updateSet, type WriteTable } from './write.js';
+
+/** An operation: its steps yield what driver calls answer (a value, or a promise of one), and take it back. */
+export type Op<T> = Generator<unknown, T, unknown>;
+
+/**
+ * A driver call's answer, inside an operation.
+ * @example const rows = yield* call(driver.all(s, statement));
+ */
+export function* call<T>(answer: MaybePromise<T>): Generator<MaybePromise<T>, T, unknown> {
+  return (yield answer) as T;
+}
+
+/**
+ * Runs an operation whose driver answers synchronously: each step's answer goes straight back in.
+ * @example runSync(op) // the operation's value, or its error thrown
+ */
+export function runSync<T>(op: Op<T>): T {
+  let step = op.next();
+  while (!step.done) step = op.next(step.value);
+  return step.value;
+}
+
+/**
+ * Runs an operation whose driver answers with promises: each is awaited, its failure thrown into the operation.
+ * @example await runAsync(op)
+ */
+export async function runAsync<T>(op: Op<T>): Promise<T> {
+  let step = op.next();
+  while (!step.done) {
+    let value: unknown;
+    try {
+      value = await step.value;
+    } catch (e) {
+      step = op.throw(e);
+      continue;
+    }
+    step = op.next(value);
+  }
+  return step.value;
+}
+
+/** What a retry does with an engine error: run the request again now, again after a lock wait, or not at all. */
+export type Retry = 'again' | 'locked' | null;
+
+/** One engine's connection: statements, transactions and what its errors mean. `S` is a session (a pool's client). */
+export interface Driver<S> {
+  /** Runs an operation on a session of its own (PostgreSQL: a client of the pool, given back after). */
+  session<T>(op: (s: S) => Op<T>): MaybePromise<T>;
+  /** Runs an operation with the driver's runner (runSync or runAsync). */
+  run<T>(op: Op<T>): MaybePromise<T>;
+  /** The rows of a statement, each an array of its columns. */
+  all(s: S, c: Compiled | string): MaybePromise<unknown[][]>;
+  /** Rows a write statement changed. */
+  changes(s: S, c: Compiled): MaybePromise<number>;
+  /** Opens a transaction; `prelude`, statements every such transaction starts with, run first. */
+  begin(s: S, kind: 'read' | 'write', prelude: readonly (Compiled | string)[]): MaybePromise<void>;
+  commit(s: S): MaybePromise<void>;
+  /** Ends a transaction that failed (a no-op where the engine already rolled it back). */
+  rollback(s: S): MaybePromise<void>;
+  /** Whether an engine error is run again: a lock wait that timed out, a deadlock or a serialization failure. */
+  retry(e: unknown): Retry;
+  /** Attempts of a request in all (the first included). */
+  readonly attempts: number;
+  /** The answer to a request still locked out after every attempt. */
+  locked(): RequestError;
+  /** The request error an engine error means (a full disk, a lost connection), if it means one. */
+  refusal(e: unknown): RequestError | undefined;
+  /** The fields of the unique key a unique violation collided on, or null for any other error. */
+  uniqueKey(s: S, e: unknown): MaybePromise<readonly string[] | null>;
+  /** True when a write of one statement runs alone, outside a transaction (PostgreSQL: once lock_timeout is set at connect). */
+  readonly alone: boolean;
+}
+
+/** Thrown inside a transaction to roll it back while keeping what the caller answers. */
+export class Rollback<T> extends Error {
+  constructor(readonly result: T) {
+    super('rollback');
+  }
+}
+
+/** A write's journal as its transaction runs it: the operation, the request's journal, what to count for its log. */
+export interface WriteSpec<T> {
+  readonly op: string;
+  readonly journal: Journal | undefined;
+  readonly counts: (r: T) => WriteCounts;
+}
+
+/** The matches a write rewrites: a WHERE clause, or null when none matches. */
+export type Matches = Sql | string | null;
+
+/**
+ * The operations every SQL engine shares; an engine's backend extends it with its driver, dialect and strategies.
+ * Adding a read is one compiler function (src/sql/) and one method here, run through `exec`.
+ */
+export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'update' | 'delete'> {
+  abstract readonly capabilities: Capabilities;
+  protected abstract readonly dialect: Dialect;
+  protected abstract get driver(): Driver<S>;
+  /** True when the database has journal triggers (history or the change feed), whoever turned them on. */
+  protected journals = false;
+  /** Write transactions this connection committed: the feed's version changes with them. */
+  protected commits = 0;
+  /** True when the journal's triggers run on other servers too (Citus' workers): its context must reach them. */
+  protected get distributed(): boolean {
+    return false;
+  }
+
+  /** The table of a type, as writes name it. */
+  protected abstract table(type: string): WriteTable;
+  /** The quoted table of the change feed. */
+  protected abstract readonly changesTable: string;
+  /** The WHERE clause of a plan's conditions, or null when the engine must find the matches in steps (`matches`). */
+  protected abstract where(info: TypeInfo, plan: QueryPlan): Sql | string | null;
+  /** The WHERE clause of a plan's conditions on the change feed's rows. */
+  protected abstract feedWhere(type: TypeInfo, plan: QueryPlan): Sql | string;
+
+  /** Matches an engine finds in steps (PostgreSQL's polygons), locked for the write when `lock`; see `where`. */
+  protected *matches(_s: S, _info: TypeInfo, _plan: QueryPlan, _lock: boolean): Op<Matches> {
+    throw new TypeError('matches: this engine compiles every plan to one WHERE clause');
+  }
+
+  /**
+   * A request run once, then again whole while the driver says the engine may take it next time (it wrote nothing),
+   * at most `attempts` times; an engine error that means a request error is thrown as that.
+   */
+  protected exec<T>(op: (s: S) => Op<T>): MaybePromise<T> {
+    return this.driver.run(this.retried(() => this.driver.session(op)));
+  }
+
+  /** `attempt` run again as `exec` says; a lock wait past the last attempt throws `locked()` (the driver's by default). */
+  protected *retried<T>(attempt: () => MaybePromise<T>, locked?: () => Error): Op<T> {
+    const d = this.driver;
+    for (let n = 1; ; n++) {
+      try {
+        return (yield attempt()) as T;
+      } catch (e) {
+        const retry = d.retry(e);
+        if (retry && n < d.attempts) continue;
+        if (retry === 'locked') throw locked ? locked() : d.locked();
+        throw d.refusal(e) ?? e;
+      }
+    }
+  }
+
+  /** `body` in one transaction of its session, rolled back when it throws. */
+  protected *transaction<T>(s: S, kind: 'read' | 'write', body: Op<T>, prelude: readonly (Compiled | string)[] = []): Op<T> {
+    const d = this.driver;
+    yield* call(d.begin(s, kind, prelude));
+    try {
+      const r = yield* body;
+      yield* call(d.commit(s));
+      if (kind === 'write') this.commits++;
+      return r;
+    } catch (e) {
+      yield* call(d.rollback(s));
+      throw e;
+    }
+  }
+
+  /** True when a write must be a transaction for its journal: a context for the triggers, or an ActivityLog to write. */
+  protected journaled(w: WriteSpec<never>): boolean {
+    const journal = w.journal;
+    return !!journal && (!!journal.log || (this.journals && (journal.op ?? w.op) !== 'insert'));
+  }
+
+  /**
+   * A write of `statements` statements, run as one request: alone when it is one statement and nothing is journaled,
+   * else one transaction that sets the request's context first where the database journals (its triggers read it),
+   * and writes the request's ActivityLog document last, from what the write did.
+   */
+  protected write<T>(w: WriteSpec<T>, statements: number, body: (s: S) => Op<T>, prelude: readonly (Compiled | string)[] = []): MaybePromise<T> {
+    const journal = w.journal;
+    const op = journal?.op ?? w.op;
+    const ctx = journal && this.journals && op !== 'insert' ? context(this.dialect, { op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }, this.distributed) : null;
+    const log = journal?.log;
+    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add round trips.
+    if (statements === 1 && !ctx && !log && !prelude.length && this.driver.alone) return this.exec((s) => this.#alone(s, body));
+    // Before any savepoint the write takes: rolling back to one would undo it.
+    return this.exec((s) => this.transaction(s, 'write', this.#journaled(s, w, body, ctx?.clear ?? null, log), ctx ? [ctx.set, ...prelude] : prelude));
+  }
+
+  // Operations are generator methods, never generator expressions made per request: each of those makes a
+  // function and its prototype, measured at ~2 µs a request, where a method's generator costs ~50 ns.
+
+  *#alone<T>(s: S, body: (s: S) => Op<T>): Op<T> {
+    const r = yield* body(s);
+    this.commits++;
+    return r;
+  }
+
+  /** The write, then the context cleared and the request's ActivityLog document written, from what it did. */
+  *#journaled<T>(s: S, w: WriteSpec<T>, body: (s: S) => Op<T>, clear: Compiled | null, log: Journal['log']): Op<T> {
+    const d = this.driver;
+    const r = yield* body(s);
+    if (clear) yield d.changes(s, clear);
+    if (log) {
+      const c = w.counts(r);
+      // A soft delete is an update of the rows, and what it did is deleting them.
+      const doc = log(w.journal?.op === 'delete' && c.modified ? { ...c, deleted: c.modified, modified: 0 } : c);
+      yield d.changes(s, insertDoc(this.dialect, this.table('ActivityLog'), doc.id, JSON.stringify(doc)));
+    }
+    return r;
+  }
+
+  /** A write's matches: the plan's WHERE clause, or those the engine finds in steps (then one more statement). */
+  *#matches(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<Matches> {
+    return where ?? (yield* this.matches(s, info, plan, true));
+  }
+
+  /** A RequestError DUPLICATE_KEY for an update that collided, or the error as it was. */
+  protected *collision(s: S, info: TypeInfo, e: unknown): Op<unknown> {
+    const key = yield* call(this.driver.uniqueKey(s, e));
+    return key ? requestError('DUPLICATE_KEY', updateCollision(info, key)) : e;
+  }
+
+  delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number> {
+    const where = this.where(info, plan);
+    const w: WriteSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
+    return this.write(w, where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where));
+  }
+
+  *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<number> {
+    const matches = yield* this.#matches(s, info, plan, where);
+    return matches === null ? 0 : yield* call(this.driver.changes(s, deleteWhere(this.dialect, this.table(info.name), matches)));
+  }
+
+  /**
+   * Sets fields and stamps on every match in one statement, after checking no match has a non-object where a dotted
+   * path needs an object; an engine that keeps documents' exact text rewrites dotted paths itself (`rewrite`).
+   */
+  update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): MaybePromise<number> {
+    const w: WriteSpec<number> = { op: 'update', journal, counts: (n) => ({ created: 0, modified: n, deleted: 0, errors: [] }) };
+    this.checkSets(info, sets);
+    const where = this.where(info, plan);
+    if (!this.setsInSql(info, sets)) return this.write(w, 2, (s) => this.rewrite(s, info, plan, sets, stamps, where));
+    const table = this.table(info.name);
+    const bad = where === null ? null : firstBadParent(this.dialect, table, where, sets);
+    return this.write(w, (bad ? 1 : 0) + (where === null ? 2 : 1), (s) => this.#update(s, info, plan, where, bad, table, sets, stamps));
+  }
+
+  *#update(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null, bad: Compiled | null, table: WriteTable, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>): Op<number> {
+    const matches = yield* this.#matches(s, info, plan, where);
+    if (matches === null) return 0;
+    if (bad) {
+      const [row] = yield* call(this.driver.all(s, bad));
+      if (row) throw requestError('VALIDATION', parentNotObject(row[0]));
+    }
+    try {
+      return yield* call(this.driver.changes(s, updateSet(this.dialect, table, matches, sets, stamps)));
+    } catch (e) {
+      throw yield* this.collision(s, info, e);
+    }
+  }
+
+  /** Refuses values the engine cannot store, before anything is written (a VALIDATION RequestError). */
+  protected checkSets(_info: TypeInfo, _sets: readonly FieldSet[]): void {}
+
+  /** True when the dialect sets these fields in SQL (`Storage.setFields`); else `rewrite` does. */
+  protected setsInSql(_info: TypeInfo, _sets: readonly FieldSet[]): boolean {
+    return true;
+  }
+
+  /** An update the engine writes itself (see `setsInSql`), in the write's transaction: the count of matches. */
+  protected *rewrite(_s: S, _info: TypeInfo, _plan: QueryPlan, _sets: readonly FieldSet[], _stamps: Readonly<Record<string, unknown>>, _where: Sql | string | null): Op<number> {
+    throw new TypeError('rewrite: this engine sets every path in SQL');
+  }
+
+  /**
+   * Inserts of one write (several parts: insertMany); the body calls `settle` on what it inserted, which rolls the
+   * transaction back when the request is atomic and something collided, answering the collisions with nothing written.
+   */
+  protected inserts<T extends InsertResult | InsertResult[]>(w: WriteSpec<T>, statements: number, body: (s: S) => Op<T>, prelude: readonly (Compiled | string)[] = []): MaybePromise<T> {
+    const caught = (e: unknown): T => {
+      if (e instanceof Rollback) return e.result as T;
+      throw e;
+    };
+    try {
+      const r = this.write(w, statements, body, prelude);
+      return r instanceof Promise ? r.catch(caught) : r;
+    } catch (e) {
+      return caught(e);
+    }
+  }
+
+  /** What parts inserted, or (atomic, and something collided) a Rollback of the write carrying the collisions. */
+  protected settle<T extends InsertResult | InsertResult[]>(r: T, atomic: boolean): T {
+    const all: InsertResult[] = Array.isArray(r) ? r : [r];
+    if (!atomic || !all.some((x) => x.errors.length)) return r;
+    const back = all.map((x) => ({ insertedIds: [], errors: x.errors, rolledBack: true }));
+    throw new Rollback(Array.isArray(r) ? back : back[0]);
+  }
+
+  /** Change events after seq `after` (Backend.feed.read). */
+  protected readFeed(after: number, limit: number, type: TypeInfo | null, plan: QueryPlan | null): MaybePromise<ChangeEvent[]> {
+    const where = type && plan?.conditions.length ? this.feedWhere(type, plan) : null;
+    const statement = feedRead(this.dialect, this.changesTable, after, limit, type?.name ?? null, where);
+    return this.exec((s) => this.#readFeed(s, statement));
+  }
+
+  *#readFeed(s: S, statement: Compiled): Op<ChangeEvent[]> {
+    const rows = (yield* call(this.driver.all(s, statement))) as [number | string, string, ChangeEvent['op'], string, string, string | null, string][];
+    return rows.map(([seq, t, op, id, doc, activityId, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(doc) as StoredDoc, activityId, at }));
+  }
+
+  /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one ever given (`lastGiven`). */
+  protected *bounds(s: S): Op<{ first: number; last: number }> {
+    const [[first, last]] = (yield* call(this.driver.all(s, feedBounds(this.changesTable)))) as [[number | string | null, number | string | null]];
+    if (last !== null) return { first: Number(first), last: Number(last) };
+    const given = yield* this.lastGiven(s);
+    return { first: given + 1, last: given };
+  }
+
+  /** The last seq the feed ever gave (pruning keeps it), for a feed holding no event. */
+  protected abstract lastGiven(s: S): Op<number>;
+}

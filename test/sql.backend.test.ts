@@ -1,0 +1,147 @@
+/** The one SQL backend: operations as generators run by a synchronous or an async runner, the retry policy, and SQLite's driver. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parsePlan } from '../src/query/parse.js';
+import { resolveSettings } from '../src/settings.js';
+import { RequestError } from '../src/envelope.js';
+import { call, runAsync, runSync, SqlBackend, type Driver, type Op, type Retry } from '../src/sql/backend.js';
+import type { Compiled } from '../src/sql/fragment.js';
+import { sqlite } from '../src/sqlite/dialect.js';
+import { SqliteBackend } from '../src/sqlite/backend.js';
+import { requestError } from '../src/envelope.js';
+
+const settings = resolveSettings({}, 'test');
+const well = settings.catalogue.resolve('Well')!;
+const all = parsePlan({ type: well, strict: true }, { pwi: 'W1' }, null);
+
+function* twice(answer: unknown): Op<unknown[]> {
+  const a = yield* call(answer);
+  let b: unknown;
+  try {
+    b = yield* call(Promise.reject(new Error('refused')));
+  } catch (e) {
+    b = (e as Error).message;
+  }
+  return [a, b];
+}
+
+describe('runners', () => {
+  it('runSync gives each answer straight back; runAsync awaits it and throws a rejection into the step that yielded it', async () => {
+    function* sync(): Op<number> {
+      return (yield* call(2)) + (yield* call(3));
+    }
+    expect(runSync(sync())).toBe(5);
+    await expect(runAsync(twice(Promise.resolve('one')))).resolves.toEqual(['one', 'refused']);
+  });
+});
+
+/** A driver whose statements fail with `failures` (one a call, in order) before they answer 1. */
+class FakeDriver implements Driver<null> {
+  calls = 0;
+  readonly attempts = 3;
+  readonly alone = true;
+  constructor(readonly failures: unknown[]) {}
+  session<T>(op: (s: null) => Op<T>): T {
+    return runSync(op(null));
+  }
+  run<T>(op: Op<T>): T {
+    return runSync(op);
+  }
+  all(): unknown[][] {
+    return [];
+  }
+  changes(_s: null, _c: Compiled): number {
+    this.calls++;
+    const e = this.failures.shift();
+    if (e) throw e;
+    return 1;
+  }
+  begin(): void {}
+  commit(): void {}
+  rollback(): void {}
+  retry(e: unknown): Retry {
+    return (e as { retry?: Retry }).retry ?? null;
+  }
+  locked() {
+    return requestError('INTERNAL', 'still locked');
+  }
+  refusal(e: unknown) {
+    return (e as { full?: boolean }).full ? requestError('STORE_FULL', 'full') : undefined;
+  }
+  uniqueKey() {
+    return null;
+  }
+}
+
+class FakeBackend extends SqlBackend<null> {
+  readonly capabilities = { cursors: false, stream: false, bulk: false, feed: false };
+  protected readonly dialect = sqlite;
+  protected readonly changesTable = '"cd_changes"';
+  constructor(readonly fake: FakeDriver) {
+    super();
+  }
+  protected get driver() {
+    return this.fake;
+  }
+  protected table(type: string) {
+    return { name: `"docs_${type}"` };
+  }
+  protected where() {
+    return 'true';
+  }
+  protected feedWhere() {
+    return 'true';
+  }
+  protected *lastGiven(): Op<number> {
+    return 0;
+  }
+}
+
+const codeOf = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (e) {
+    return e instanceof RequestError ? e.errors[0]!.code : (e as Error).message;
+  }
+  return 'answered';
+};
+
+describe('the retry policy, once for every engine', () => {
+  it('a lock wait is run again up to the attempts, then answers the driver’s locked error', () => {
+    const locked = { retry: 'locked' };
+    const twiceLocked = new FakeDriver([locked, locked]);
+    expect(new FakeBackend(twiceLocked).delete(well, all)).toBe(1);
+    expect(twiceLocked.calls).toBe(3);
+    const alwaysLocked = new FakeDriver([locked, locked, locked]);
+    expect(codeOf(() => new FakeBackend(alwaysLocked).delete(well, all))).toBe('INTERNAL');
+    expect(alwaysLocked.calls).toBe(3);
+  });
+
+  it('an error the engine will not take back is thrown at once, as the request error it means when it means one', () => {
+    const full = new FakeDriver([{ full: true }]);
+    expect(codeOf(() => new FakeBackend(full).delete(well, all))).toBe('STORE_FULL');
+    expect(full.calls).toBe(1);
+    const other = new FakeDriver([new Error('boom')]);
+    expect(codeOf(() => new FakeBackend(other).delete(well, all))).toBe('boom');
+    expect(other.calls).toBe(1);
+  });
+});
+
+describe("SQLite's driver", () => {
+  let backend: SqliteBackend | undefined;
+  afterEach(() => backend?.close());
+
+  it("nests a write's transaction as a savepoint inside one its caller holds (the pool's writer thread)", () => {
+    backend = new SqliteBackend(':memory:', settings);
+    const db = backend.database;
+    db.exec('BEGIN IMMEDIATE');
+    expect(backend.insert(well, [{ id: 'a', pwi: 'A' }, { id: 'b', pwi: 'B' }], false).insertedIds).toEqual(['a', 'b']);
+    // An atomic insert that collides rolls back its own savepoint only: the caller's transaction stays open.
+    const r = backend.insert(well, [{ id: 'c', pwi: 'C' }, { id: 'a', pwi: 'A2' }], true);
+    expect(r.rolledBack).toBe(true);
+    expect(r.errors.map((e) => e.code)).toEqual(['DUPLICATE_KEY']);
+    expect(db.inTransaction).toBe(true);
+    expect(db.prepare('SELECT id FROM "docs_Well" ORDER BY id').pluck().all()).toEqual(['a', 'b']);
+    db.exec('ROLLBACK');
+    expect(db.prepare('SELECT count(*) FROM "docs_Well"').pluck().get()).toBe(0);
+  });
+});
