@@ -394,25 +394,27 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
-    const table = this.#table(info);
-    const where = this.where(info, plan);
-    if (where !== null) {
-      const select = selectStatement(table, where, plan);
-      return this.#single((s) => this.#select(s, select, plan));
-    }
-    // Two statements (candidates, then the page and total of the matches): one REPEATABLE READ snapshot.
+    return this.#read(info, plan.conditions, (s, where) => this.#select(s, selectStatement(this.#table(info), where, plan), plan));
+  }
+
+  /**
+   * A read over the matches of `conditions`: one statement where SQL decides them all; with a polygon (decided in JS,
+   * see #polygonMatches) the candidates first, then `fn` over the matches' seqs, in one REPEATABLE READ snapshot.
+   */
+  #read<T>(info: TypeInfo, conditions: readonly Condition[], fn: (s: Session, where: Sql | string) => Promise<T>): Promise<T> {
+    if (!conditions.some((c) => c.op === 'polygon')) return this.#single((s) => fn(s, this.#where(info, conditions)));
     return this.exec((s) =>
       this.transaction(
         s,
         'read',
         call(
           (async () => {
-            const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
-            return this.#select(s, selectStatement(table, sql`seq = ANY(${bound(seqs, 'bigint[]')})`, plan), plan);
+            const { seqs } = await this.#polygonMatches(s, info, conditions, false);
+            return fn(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`);
           })(),
         ),
       ),
-    ) as Promise<QueryResult>;
+    ) as Promise<T>;
   }
 
   /** Rows come whole through `query` (capabilities.stream is false). */
@@ -421,24 +423,10 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   summarize(info: TypeInfo, plan: SummaryPlan): Promise<SummaryAnswer> {
-    const run = async (s: Session, where: Sql | string) => {
+    return this.#read(info, plan.conditions, async (s, where) => {
       const summary = compileSummary(postgres, POSTGRES_SUMMARY, plan, this.#table(info), where);
       return summary.answer(await s.all(toPostgres(summary.sql)));
-    };
-    if (!plan.conditions.some((c) => c.op === 'polygon')) return this.#single((s) => run(s, this.#where(info, plan.conditions)));
-    // Polygons are decided in JS (see #polygonMatches): the summary runs over the matches' seqs, in one snapshot.
-    return this.exec((s) =>
-      this.transaction(
-        s,
-        'read',
-        call(
-          (async () => {
-            const { seqs } = await this.#polygonMatches(s, info, plan.conditions, false);
-            return run(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`);
-          })(),
-        ),
-      ),
-    ) as Promise<SummaryAnswer>;
+    });
   }
 
   async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
