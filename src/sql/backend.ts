@@ -229,7 +229,9 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
 
   /** A write's matches: the plan's WHERE clause, or those the engine finds in steps (then one more statement). */
   *#matches(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<Matches> {
-    return where ?? (yield* this.matches(s, info, plan, true));
+    // Not `??`: the CommonJS build rewrites it into an arrow function, where `yield` cannot stand.
+    if (where !== null) return where;
+    return yield* this.matches(s, info, plan, true);
   }
 
   /** A RequestError DUPLICATE_KEY for an update that collided, or the error as it was. */
