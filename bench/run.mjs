@@ -495,12 +495,12 @@ const meta = {
 cluster?.stop();
 citus?.stop();
 const aggregatesOnly = ONLY?.every((id) => AGGREGATE_WORKLOADS.some((a) => a.id === id));
-if (results.some((r) => r.workload.startsWith('agg-'))) writeAggregates({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, backend: BACKEND } });
+// A baseline run compares two builds: it is printed, never written over the results or the report.
+if (!BASELINE && results.some((r) => r.workload.startsWith('agg-'))) writeAggregates({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, backend: BACKEND } });
 if (aggregatesOnly) {
   // A run of the aggregates alone leaves the other results (and REPORT.md's other sections) as they are.
 } else if (CITUS) await writeCitus({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'citus', machine: { ...meta.machine, citus: citus.version } }, workloads: WORKLOADS });
 else if (PG) await writePostgres({ root: ROOT, results: RESULTS, rows: results, meta: { ...meta, mode: 'postgres', versions: { ...meta.versions, pg: JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'pg', 'package.json'), 'utf8')).version } }, workloads: WORKLOADS, queries: QUERIES });
-// A baseline run compares two builds: it is printed, not written over the results the report is made from.
 else if (!BASELINE) writeOutputs({ results: RESULTS, rows: results, meta, workloads: WORKLOADS, queries: QUERIES });
 if (BASELINE) {
   // Before (base) and after (this build), interleaved per workload in this run: after/before per workload and size.
