@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:citus`: the shared suites (query case table, fields, cursors, pages, near, write rules, soft delete,
+ * `npm run test:citus`: the shared suites (query case table, fields, cursors, pages, near, aggregates, write rules, soft delete,
  * journal, HTTP cases) on a local Citus cluster, a coordinator and two workers per test file (test/helpers/citus.ts).
  * CONSOLIDATA_BACKENDS makes `backends()` answer the Citus backend alone. Files run one at a time: three servers per
  * file on a small machine.
@@ -15,6 +15,7 @@ export default defineConfig({
       'test/cursor.backends.test.ts',
       'test/one-pass.test.ts',
       'test/near.test.ts',
+      'test/aggregate.test.ts',
       'test/writes.test.ts',
       'test/soft-delete.test.ts',
       'test/journal.test.ts',
