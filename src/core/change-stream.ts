@@ -39,9 +39,11 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   readonly #source: WatchSource;
   /** Aborted when the iteration ends, whatever ended it: wakes the poll's sleep and drops the signal's listener. */
   readonly #halt = new AbortController();
-  /** Resolved by `return()` or the signal: ends a pending `next()` at once. */
-  readonly #stopped: Promise<IteratorReturnResult<void>>;
-  #stop!: () => void;
+  /**
+   * The pending `next()`s, each ended `{ done: true }` by `return()` or the signal. Not one long-lived promise raced
+   * against every step: each race would leave it a reaction holding its step's event until the iteration ends.
+   */
+  readonly #pending = new Set<() => void>();
   #queue: Promise<unknown> = Promise.resolve();
   #done = false;
   /** Its place among the store's feed readers, once the first `next()` ran. */
@@ -49,12 +51,6 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
 
   constructor(source: WatchSource) {
     this.#source = source;
-    this.#stopped = new Promise((resolve) => {
-      this.#stop = () => {
-        this.#end();
-        resolve(done());
-      };
-    });
     const signal = source.signal;
     if (signal?.aborted) this.#stop();
     else if (signal) {
@@ -73,17 +69,22 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
     if (this.#done) return Promise.resolve(done());
     const step = this.#queue.then(() => this.#step());
     this.#queue = step.catch(() => undefined);
-    const settled = step.then(
-      (r) => {
-        if (r.done) this.#end();
-        return r;
-      },
-      (e: unknown) => {
-        this.#end();
-        throw this.#source.error(e);
-      },
-    );
-    return Promise.race([settled, this.#stopped]);
+    return new Promise((resolve, reject) => {
+      const stop = () => resolve(done());
+      this.#pending.add(stop);
+      step.then(
+        (r) => {
+          this.#pending.delete(stop);
+          if (r.done) this.#end();
+          resolve(r);
+        },
+        (e: unknown) => {
+          this.#pending.delete(stop);
+          this.#end();
+          reject(this.#source.error(e));
+        },
+      );
+    });
   }
 
   /** Ends the iteration: a pending `next()` answers `{ done: true }`, and so does every later one. */
@@ -96,6 +97,13 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   throw(e: unknown): Promise<IteratorResult<ChangeEvent, void>> {
     this.#stop();
     return Promise.reject(e);
+  }
+
+  /** Ends the iteration and every pending `next()` with `{ done: true }`. */
+  #stop(): void {
+    this.#end();
+    for (const stop of this.#pending) stop();
+    this.#pending.clear();
   }
 
   #end(): void {
