@@ -24,6 +24,8 @@ export interface WatchSource {
   readonly start: Promise<FeedStart>;
   closed(): boolean;
   signal?: AbortSignal | undefined;
+  /** Told at once when its subscriber is dropped or the feed fails (with the error a `next()` would reject with). */
+  onDrop?: ((error: unknown) => void) | undefined;
   /** The error a `next()` rejects with for an error of the feed. */
   error(e: unknown): unknown;
 }
@@ -121,7 +123,8 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
     if (!this.#sub) {
       const { fanout, info, plan, after, pollMs } = await this.#source.start;
       if (this.#ended()) return done();
-      this.#sub = fanout.subscribe({ info, plan, after, pollMs });
+      const onDrop = this.#source.onDrop;
+      this.#sub = fanout.subscribe({ info, plan, after, pollMs, ...(onDrop ? { onFail: (e: unknown) => onDrop(this.#source.error(e)) } : {}) });
     }
     for (;;) {
       if (this.#ended()) return done();

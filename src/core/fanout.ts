@@ -7,6 +7,7 @@ import type { ChangeEvent, ChangeFeed } from '../backend.js';
 import type { TypeInfo } from '../catalogue/index.js';
 import { requestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
+import { FEED_BUFFER_BYTES } from '../settings.js';
 import { sleep } from './change-stream.js';
 
 /** Events read at a time. */
@@ -15,12 +16,30 @@ export const BATCH = 1000;
 /** Events a subscriber may hold unread; past it, it is dropped with CHANGES_OVERFLOW so memory stays bounded. */
 export const MAX_BUFFERED = 10_000;
 
+/** Each event's JSON text, made once whatever the number of subscribers holding it (the same objects are handed to all). */
+const texts = new WeakMap<object, string>();
+
+/**
+ * An event as JSON, serialised once per process: subscribers count its length against their bound, SSE streams send it.
+ * @example const bytes = new TextEncoder().encode(`data: ${eventJson(e)}\n\n`);
+ */
+export function eventJson(e: object): string {
+  let text = texts.get(e);
+  if (text === undefined) {
+    text = JSON.stringify(e);
+    texts.set(e, text);
+  }
+  return text;
+}
+
 /** What the reader needs of its store. */
 export interface FanoutSource {
   readonly feed: ChangeFeed;
   /** The atomic load holding the store's connection, if any: the feed is read after it. */
   gate(): Promise<unknown> | null;
   closed(): boolean;
+  /** Bytes of events (as JSON) a subscriber may hold unread before it is dropped (default FEED_BUFFER_BYTES). */
+  bufferBytes?: number;
 }
 
 /** Where a subscriber starts: what it filters by, the seq it reads after, how often it wants new events looked for. */
@@ -31,6 +50,8 @@ export interface SubscriberStart {
   pollMs: number;
   /** Events it reads of its backlog at a time (default BATCH). */
   batch?: number;
+  /** Called when it is dropped (CHANGES_OVERFLOW) or the feed fails, whether or not a `take()` is waiting. */
+  onFail?: (e: unknown) => void;
 }
 
 /**
@@ -64,6 +85,13 @@ export class Fanout {
   /** Subscribers the reader hands events to (for tests and monitoring). */
   get live(): number {
     return this.#live.size;
+  }
+
+  /** Bytes of events its live subscribers hold unread, counted once per subscriber (for tests and monitoring). */
+  get buffered(): number {
+    let bytes = 0;
+    for (const sub of this.#live) bytes += sub.bytes;
+    return bytes;
   }
 
   /** The reader's position, polling started if it was not; -1 once the store closed. */
@@ -160,6 +188,8 @@ export class Fanout {
       this.#position = to;
       await this.#deal(events, from, to);
       if (events.length < BATCH) return;
+      // Its subscribers take what they were handed before the next batch: a stream that keeps up is never over its bound.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -223,9 +253,13 @@ export class Subscriber {
   readonly #fanout: Fanout;
   readonly #source: FanoutSource;
   readonly #batch: number;
+  readonly #onFail: ((e: unknown) => void) | undefined;
   /** Events held, unread from #head on: taking from the front moves an index, not every event behind it. */
   #buffer: ChangeEvent[] = [];
   #head = 0;
+  /** Bytes (as JSON) of the events held unread, and the most it may hold. */
+  #bytes = 0;
+  readonly #maxBytes: number;
   #error: unknown = undefined;
   #closed = false;
   /** Handed new events by the store's reader. */
@@ -242,12 +276,19 @@ export class Subscriber {
     this.after = start.after;
     this.pollMs = start.pollMs;
     this.#batch = start.batch ?? BATCH;
+    this.#onFail = start.onFail;
+    this.#maxBytes = source.bufferBytes ?? FEED_BUFFER_BYTES;
     this.key = `${start.info?.name ?? ''}\u0000${JSON.stringify(start.plan?.conditions ?? [], planKey)}`;
   }
 
   /** Events held unread (bounded by MAX_BUFFERED). */
   get buffered(): number {
     return this.#buffer.length - this.#head;
+  }
+
+  /** Bytes (as JSON) of the events held unread (bounded by the store's `feedBufferBytes`, or one event past it). */
+  get bytes(): number {
+    return this.#bytes;
   }
 
   /**
@@ -268,6 +309,7 @@ export class Subscriber {
   #takeBuffered(limit: number): ChangeEvent[] {
     const out = this.#buffer.slice(this.#head, this.#head + limit);
     this.#head += out.length;
+    for (const e of out) this.#bytes -= eventJson(e).length;
     if (this.#head === this.#buffer.length) this.#drop();
     // Compacted once the read part is most of it, so the array's moves stay O(1) per event.
     else if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
@@ -281,6 +323,7 @@ export class Subscriber {
   #drop(): void {
     this.#buffer = [];
     this.#head = 0;
+    this.#bytes = 0;
   }
 
   /**
@@ -316,22 +359,31 @@ export class Subscriber {
     this.wake();
   }
 
-  /** Takes the events past its position (already of its type and query) and moves its position to `to`. */
+  /**
+   * Takes the events past its position (already of its type and query) and moves its position to `to`. Past
+   * MAX_BUFFERED events, or still holding more than its bound of bytes when new events come, it is dropped
+   * (CHANGES_OVERFLOW), its buffer let go: a reader that stalls (a loop that stopped iterating, an SSE client that
+   * stopped reading) never grows memory past the bound and one batch.
+   */
   offer(events: ChangeEvent[], to: number): void {
+    // Bytes are checked once per batch, before it: one commit larger than the bound still reaches a reader that keeps up.
+    if (this.#bytes > this.#maxBytes) return this.#overflow();
     let added = false;
     for (const e of events) {
       if (e.seq <= this.after) continue;
-      if (this.buffered >= MAX_BUFFERED) {
-        const message = `the change feed's reader fell ${MAX_BUFFERED} events behind and was dropped; resume from since=${this.after}`;
-        this.fail(requestError('CHANGES_OVERFLOW', message));
-        return;
-      }
+      if (this.buffered >= MAX_BUFFERED) return this.#overflow();
       this.#buffer.push(e);
+      this.#bytes += eventJson(e).length;
       this.after = e.seq;
       added = true;
     }
     this.pass(to);
     if (added) this.wake();
+  }
+
+  #overflow(): void {
+    const message = `the change feed's reader fell more than ${MAX_BUFFERED} events or ${this.#maxBytes} bytes behind and was dropped; resume from since=${this.after}`;
+    this.fail(requestError('CHANGES_OVERFLOW', message));
   }
 
   /** Moves its position past events it does not want. */
@@ -341,11 +393,13 @@ export class Subscriber {
 
   /** Drops it with `e`: its buffer is let go, its next `take()` rejects. */
   fail(e: unknown): void {
+    if (this.#error !== undefined) return;
     this.#error = e;
     this.#drop();
     this.#live = false;
     this.#fanout.leave(this);
     this.wake();
+    this.#onFail?.(e);
   }
 
   /** Called by the reader it joined. */
@@ -366,6 +420,7 @@ export class Subscriber {
     this.#read = true;
     if (this.#closed) return;
     this.#buffer.push(...events);
+    for (const e of events) this.#bytes += eventJson(e).length;
     if (events.length) this.after = events.at(-1)!.seq;
     // Seq order is commit order: the events up to the reader's position that did not match are not scanned again.
     if (events.length < this.#batch) this.after = Math.max(this.after, position);

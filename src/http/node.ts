@@ -58,22 +58,26 @@ function toHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** Resolves when the response can take more (drain) or never will (close). */
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more (drain), never will (close), or the server ends the stream (`stop`). */
+function drained(res: ServerResponse, stop: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
+    if (stop?.aborted) return resolve();
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
+      stop?.removeEventListener('abort', done);
       resolve();
     };
     res.on('drain', done);
     res.on('close', done);
+    stop?.addEventListener('abort', done, { once: true });
   });
 }
 
 /**
  * Writes a streamed answer chunk by chunk, waiting for the socket to drain: a slow reader holds one chunk. An answer
- * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one.
+ * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one. A live stream the
+ * server ends (`out.stop`) is sent the rest of its body and closed; what its client has not taken is let go.
  */
 async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
   const chunks = body[Symbol.asyncIterator]();
@@ -95,11 +99,13 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
         await chunks.return?.();
         return;
       }
-      if (!res.write(next.value)) await drained(res);
+      if (!res.write(next.value)) await drained(res, out.stop);
       next = peeked ?? (await chunks.next());
       peeked = undefined;
     }
     res.end();
+    // Ended by the server while its client was not reading: what is still queued would wait for it forever.
+    if (out.stop?.aborted && res.writableLength > 0) res.destroy();
   } catch {
     // The answer failed after its status was sent (TIMEOUT, a worker that died): cut it, so the client sees a
     // truncated answer, never a complete wrong one.

@@ -1,7 +1,8 @@
 /** The routing core: one parsed request in, one status + headers + envelope out, for every bridge. */
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
-import { envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
+import { eventJson } from '../core/fanout.js';
+import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
@@ -19,6 +20,8 @@ export interface Streamed {
   body: AsyncIterable<string | Uint8Array>;
   /** Headers replacing the JSON ones (an event stream, a page). */
   headers?: Record<string, string>;
+  /** Aborted when the server ends a live stream (see CoreResponse.stop). */
+  stop?: AbortSignal;
 }
 
 /** What a handler knows of the adapter serving it: the routes describing the API need its base path and auth. */
@@ -191,8 +194,9 @@ async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unk
   // Opened here, so a refusal (feed off, bad query, pruned `since`) is an envelope, not a broken stream.
   const probe = await store.changes(type, { since, query, limit: 1 });
   if (!probe.success) return probe;
-  const events = store.watch(type, { since, query, signal: req.signal });
-  return { head: envelope(), body: eventStream(events), headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
+  const stop = new AbortController();
+  const events = store.watch(type, { since, query, signal: req.signal, onDrop: () => stop.abort() });
+  return { head: envelope(), body: eventStream(events), stop: stop.signal, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
 }
 
 /** Most bytes of events sent in one chunk: a stream behind is sent its backlog in writes of about this size. */
@@ -209,7 +213,7 @@ const sseEvents = new WeakMap<object, Uint8Array>();
 function sseEvent(e: { seq: number }): Uint8Array {
   let bytes = sseEvents.get(e);
   if (bytes === undefined) {
-    bytes = encoder.encode(`id: ${e.seq}\nevent: change\ndata: ${JSON.stringify(e)}\n\n`);
+    bytes = encoder.encode(`id: ${e.seq}\nevent: change\ndata: ${eventJson(e)}\n\n`);
     sseEvents.set(e, bytes);
   }
   return bytes;
@@ -232,13 +236,21 @@ const afterBuffered = () => new Promise<null>((resolve) => setTimeout(() => reso
 
 /**
  * Server-Sent Events of a feed, with a heartbeat comment while it is idle. The events already buffered go out in one
- * chunk (one write per commit per stream, not one per event), up to CHUNK_BYTES.
+ * chunk (one write per commit per stream, not one per event), up to CHUNK_BYTES. A stream whose subscriber was dropped
+ * for falling behind (CHANGES_OVERFLOW) ends with a comment saying so (the route's `stop`, aborted by the watch's
+ * onDrop, keeps the bridge from waiting on a client that stopped reading): the client reconnects with its Last-Event-ID and misses nothing.
  */
 async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string | Uint8Array> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
   yield 'retry: 1000\n\n';
   yield ': consolidata change feed\n\n';
-  let pending = events.next();
+  // A next() may fail while the stream waits to be pulled (its rejection is read once it is): never unhandled.
+  const next = () => {
+    const p = events.next();
+    p.catch(() => undefined);
+    return p;
+  };
+  let pending = next();
   try {
     for (;;) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -252,7 +264,7 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
       if (step.done) return;
       const parts = [sseEvent(step.value)];
       let size = parts[0]!.byteLength;
-      pending = events.next();
+      pending = next();
       let ended = false;
       while (size < CHUNK_BYTES) {
         const more = await Promise.race([pending, afterBuffered()]);
@@ -264,11 +276,14 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
         const bytes = sseEvent(more.value);
         parts.push(bytes);
         size += bytes.byteLength;
-        pending = events.next();
+        pending = next();
       }
       yield joinBytes(parts, size);
       if (ended) return;
     }
+  } catch (e) {
+    if (!(DataStoreError.is(e) && e.code === 'CHANGES_OVERFLOW')) throw e;
+    yield `: dropped: ${e.message.replace(/\n/g, ' ')}; reconnect with Last-Event-ID\n\n`;
   } finally {
     await events.return(undefined);
   }
@@ -509,7 +524,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       const answer = await entry.run(target, body, req, site);
       if (!('head' in answer)) return respond(answer);
       const head = respond(answer.head);
-      return { ...head, headers: answer.headers ?? head.headers, body: answer.body };
+      return { ...head, headers: answer.headers ?? head.headers, body: answer.body, ...(answer.stop ? { stop: answer.stop } : {}) };
     } catch (e) {
       if (e instanceof BodyError) {
         return e.status === 413

@@ -59,6 +59,11 @@ export interface CoreResponse {
   envelope: Envelope<unknown>;
   /** A streamed answer: the envelope's JSON text, chunk by chunk (`envelope` is then only its successful head). */
   body?: AsyncIterable<string | Uint8Array>;
+  /**
+   * Aborted when a live stream ends on the server's side (its feed subscriber was dropped): the bridge stops waiting
+   * for the client to take what was written, sends the rest of `body` (which says why) and closes.
+   */
+  stop?: AbortSignal;
 }
 
 /** Thrown by body readers: the request cannot be read (413 too large, 400 broken). */
