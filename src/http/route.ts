@@ -232,7 +232,7 @@ function joinBytes(parts: Uint8Array[], size: number): Uint8Array {
 }
 
 /** Resolves null after the microtasks queued now: events already buffered arrive before it. */
-const afterBuffered = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 0));
+const afterBuffered = () => new Promise<null>((resolve) => setImmediate(() => resolve(null)));
 
 /**
  * Server-Sent Events of a feed, with a heartbeat comment while it is idle. The events already buffered go out in one
@@ -266,8 +266,10 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
       let size = parts[0]!.byteLength;
       pending = next();
       let ended = false;
+      // One per chunk, not one per event: a commit of 10,000 events to 500 streams would make 5,000,000 timers.
+      const flushed = afterBuffered();
       while (size < CHUNK_BYTES) {
-        const more = await Promise.race([pending, afterBuffered()]);
+        const more = await Promise.race([pending, flushed]);
         if (more === null) break;
         if (more.done) {
           ended = true;
