@@ -16,6 +16,8 @@ export interface FeedStart {
   plan: QueryPlan | null;
   after: number;
   pollMs: number;
+  /** `after` is the feed's head (the request had no `since`). */
+  atHead: boolean;
 }
 
 /** What a watch needs of its store. */
@@ -121,10 +123,10 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   async #step(): Promise<IteratorResult<ChangeEvent, void>> {
     if (this.#ended()) return done();
     if (!this.#sub) {
-      const { fanout, info, plan, after, pollMs } = await this.#source.start;
+      const { fanout, info, plan, after, pollMs, atHead } = await this.#source.start;
       if (this.#ended()) return done();
       const onDrop = this.#source.onDrop;
-      this.#sub = fanout.subscribe({ info, plan, after, pollMs, ...(onDrop ? { onFail: (e: unknown) => onDrop(this.#source.error(e)) } : {}) });
+      this.#sub = fanout.subscribe({ info, plan, after, pollMs, atHead, ...(onDrop ? { onFail: (e: unknown) => onDrop(this.#source.error(e)) } : {}) });
     }
     for (;;) {
       if (this.#ended()) return done();

@@ -52,6 +52,8 @@ export interface SubscriberStart {
   batch?: number;
   /** Called when it is dropped (CHANGES_OVERFLOW) or the feed fails, whether or not a `take()` is waiting. */
   onFail?: (e: unknown) => void;
+  /** `after` is the feed's head, read when the request was made (no `since`). */
+  atHead?: boolean;
 }
 
 /**
@@ -254,6 +256,7 @@ export class Subscriber {
   readonly #source: FanoutSource;
   readonly #batch: number;
   readonly #onFail: ((e: unknown) => void) | undefined;
+  readonly #atHead: boolean;
   /** Events held, unread from #head on: taking from the front moves an index, not every event behind it. */
   #buffer: ChangeEvent[] = [];
   #head = 0;
@@ -277,6 +280,7 @@ export class Subscriber {
     this.pollMs = start.pollMs;
     this.#batch = start.batch ?? BATCH;
     this.#onFail = start.onFail;
+    this.#atHead = start.atHead ?? false;
     this.#maxBytes = source.bufferBytes ?? FEED_BUFFER_BYTES;
     this.key = `${start.info?.name ?? ''}\u0000${JSON.stringify(start.plan?.conditions ?? [], planKey)}`;
   }
@@ -299,7 +303,13 @@ export class Subscriber {
     if (this.#error !== undefined) throw this.#error;
     // With a query, its first take reads once (a seek past its position), so a query the feed refuses rejects it
     // rather than the first match; without one, a subscriber level with the polling reader joins it without a read.
-    if (this.buffered || this.#live || this.#closed || ((this.#read || !this.plan?.conditions.length) && this.#fanout.join(this))) return this.#takeBuffered(limit);
+    if (this.buffered || this.#live || this.#closed) return this.#takeBuffered(limit);
+    if (this.#read || !this.plan?.conditions.length) {
+      // Started at the feed's head: the reader is started now if it was not (a look at its own head, once per store
+      // rather than a read per subscriber), and a commit since makes join() refuse it, leaving it to read that itself.
+      if (this.#atHead && this.#fanout.at < 0) await this.#fanout.position();
+      if (this.#closed || this.#fanout.join(this)) return this.#takeBuffered(limit);
+    }
     if (await ready(this.#source)) await this.#catchUp();
     if (this.#error !== undefined) throw this.#error;
     return this.#takeBuffered(limit);

@@ -76,9 +76,9 @@ export function changes(state: State, type: string | undefined, options: Changes
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw requestError('INVALID_REQUEST', 'limit: expected an integer from 1 to 10000', { field: 'limit' });
     const waitMs = o.waitMs ?? 0;
     if (typeof waitMs !== 'number' || !(waitMs >= 0 && waitMs <= 300_000)) throw requestError('INVALID_REQUEST', 'waitMs: expected a number of milliseconds from 0 to 300000', { field: 'waitMs' });
-    const { fanout, info, plan, after, pollMs } = await feedFrom(state, type, o, from);
+    const { fanout, info, plan, after, pollMs, atHead } = await feedFrom(state, type, o, from);
     const deadline = performance.now() + waitMs;
-    const sub = fanout.subscribe({ info, plan, after, pollMs, batch: limit });
+    const sub = fanout.subscribe({ info, plan, after, pollMs, atHead, batch: limit });
     try {
       for (;;) {
         const data = await sub.take(limit);
@@ -122,7 +122,7 @@ async function feedFrom(state: State, type: string | undefined, o: WatchOptions,
   const info = type === undefined ? null : resolveType(state, type);
   const plan = info && o.query !== undefined ? parsePlan(parseContext(state, info), o.query, undefined) : null;
   const fanout = (state.fanout ??= new Fanout({ feed, gate: () => state.gate, closed: () => state.closed, bufferBytes: state.settings.feedBufferBytes }));
-  if (o.since === undefined) return { feed, fanout, info, plan, after: await (from ?? feed.head()), pollMs };
+  if (o.since === undefined) return { feed, fanout, info, plan, after: await (from ?? feed.head()), pollMs, atHead: true };
   const bounds = await feed.bounds();
   if (o.since < bounds.first - 1) {
     const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
@@ -133,5 +133,5 @@ async function feedFrom(state: State, type: string | undefined, o: WatchOptions,
     const message = `since: ${o.since} is ahead of the change feed, whose newest event is ${bounds.last} (a seq of another database, or of this one before a restore); resume from ${bounds.last}, or without since`;
     throw requestError('INVALID_REQUEST', message, { field: 'since' });
   }
-  return { feed, fanout, info, plan, after: o.since, pollMs };
+  return { feed, fanout, info, plan, after: o.since, pollMs, atHead: false };
 }

@@ -788,11 +788,15 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     };
   }
 
+  /** The feed's table was seen: a feed once on stays on (nothing drops it), so it is looked up until then, not after. */
+  #feedOn = false;
+
   /** The change feed: events read by seq from cd_changes; new ones announced by NOTIFY (see journal.ts). */
   readonly feed: ChangeFeed = {
     enabled: async () => {
+      if (this.#feedOn) return true;
       const [[on]] = (await this.#single((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
-      return on;
+      return (this.#feedOn = on);
     },
     read: async (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
     bounds: () => this.exec((s) => this.bounds(s)) as Promise<{ first: number; last: number }>,
