@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BoundedBody } from './body.js';
 import { createRouter } from './route.js';
 import type { StoreInput } from '../core/store-like.js';
-import { BodyError, type CoreResponse, type HttpOptions } from './types.js';
+import { BodyError, joined, type Chunk, type CoreResponse, type HttpOptions } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
@@ -74,32 +74,42 @@ function drained(res: ServerResponse, stop: AbortSignal | undefined): Promise<vo
   });
 }
 
+/** Writes a chunk, its parts corked into one writev (never joined into a copy); false when the socket is full. */
+function write(res: ServerResponse, chunk: Chunk): boolean {
+  if (typeof chunk === 'string' || chunk instanceof Uint8Array) return res.write(chunk);
+  res.cork();
+  let ok = true;
+  for (const part of chunk) ok = res.write(part);
+  res.uncork();
+  return ok;
+}
+
 /**
  * Writes a streamed answer chunk by chunk, waiting for the socket to drain: a slow reader holds one chunk. An answer
  * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one. A live stream the
  * server ends (`out.stop`) is sent the rest of its body and closed; what its client has not taken is let go.
  */
-async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
+async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<Chunk>): Promise<void> {
   const chunks = body[Symbol.asyncIterator]();
   try {
     const first = await chunks.next();
     const second = first.done ? first : await chunks.next();
     if (second.done) {
-      const text = first.done ? '' : first.value;
+      const text = first.done ? '' : joined(first.value);
       res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
       res.end(text);
       return;
     }
     res.writeHead(out.status, out.headers);
-    let next: IteratorResult<string | Uint8Array> = first;
-    let peeked: IteratorResult<string | Uint8Array> | undefined = second;
+    let next: IteratorResult<Chunk> = first;
+    let peeked: IteratorResult<Chunk> | undefined = second;
     while (!next.done) {
       // The client left: return() ends the iteration, which stops the query's work.
       if (res.destroyed) {
         await chunks.return?.();
         return;
       }
-      if (!res.write(next.value)) await drained(res, out.stop);
+      if (!write(res, next.value)) await drained(res, out.stop);
       next = peeked ?? (await chunks.next());
       peeked = undefined;
     }

@@ -6,7 +6,7 @@ import { DataStoreError, envelope, fail, internalFailure, type Envelope, type En
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
-import { BodyError, V1_REQUESTS, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
+import { BodyError, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -17,7 +17,7 @@ type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => P
 /** A query answer to stream: its status comes from `head` (a success), its JSON text from `body`. */
 export interface Streamed {
   head: Envelope<unknown>;
-  body: AsyncIterable<string | Uint8Array>;
+  body: AsyncIterable<Chunk>;
   /** Headers replacing the JSON ones (an event stream, a page). */
   headers?: Record<string, string>;
   /** Aborted when the server ends a live stream (see CoreResponse.stop). */
@@ -219,18 +219,6 @@ function sseEvent(e: { seq: number }): Uint8Array {
   return bytes;
 }
 
-/** The parts as one array of bytes. */
-function joinBytes(parts: Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.byteLength;
-  }
-  return out;
-}
-
 /** Resolves null after the microtasks queued now: events already buffered arrive before it. */
 const afterBuffered = () => new Promise<null>((resolve) => setImmediate(() => resolve(null)));
 
@@ -240,7 +228,7 @@ const afterBuffered = () => new Promise<null>((resolve) => setImmediate(() => re
  * for falling behind (CHANGES_OVERFLOW) ends with a comment saying so (the route's `stop`, aborted by the watch's
  * onDrop, keeps the bridge from waiting on a client that stopped reading): the client reconnects with its Last-Event-ID and misses nothing.
  */
-async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<string | Uint8Array> {
+async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<Chunk> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
   yield 'retry: 1000\n\n';
   yield ': consolidata change feed\n\n';
@@ -280,7 +268,8 @@ async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefi
         size += bytes.byteLength;
         pending = next();
       }
-      yield joinBytes(parts, size);
+      // The events' own bytes, shared by every stream sending them: a stream's chunk is never a copy of them.
+      yield parts;
       if (ended) return;
     }
   } catch (e) {
