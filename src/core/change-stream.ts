@@ -69,18 +69,34 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   }
 
   /** The next event; `{ done: true }` once the iteration ended (at once when `return()` is called meanwhile). */
-  next(): Promise<IteratorResult<ChangeEvent, void>> {
-    if (this.#done) return Promise.resolve(done());
-    const step = this.#queue.then(() => this.#step());
+  async next(): Promise<IteratorResult<ChangeEvent, void>> {
+    const [e] = await this.#settle(1, Infinity);
+    return e ? { done: false, value: e } : done();
+  }
+
+  /**
+   * The events there are now, up to about `maxBytes` of JSON (at least one, waited for as `next()` waits), in one
+   * step rather than one `next()` each: a consumer sending them on (an SSE stream) takes a commit at a time.
+   * Empty once the iteration ended.
+   * @example for (let batch = await w.nextBatch(65536); batch.length; batch = await w.nextBatch(65536)) send(batch);
+   */
+  nextBatch(maxBytes: number): Promise<ChangeEvent[]> {
+    return this.#settle(Infinity, maxBytes);
+  }
+
+  /** One step, run after the steps asked for before it; [] once the iteration ended (at once on `return()`). */
+  #settle(limit: number, maxBytes: number): Promise<ChangeEvent[]> {
+    if (this.#done) return Promise.resolve([]);
+    const step = this.#queue.then(() => this.#step(limit, maxBytes));
     this.#queue = step.catch(() => undefined);
     return new Promise((resolve, reject) => {
-      const stop = () => resolve(done());
+      const stop = () => resolve([]);
       this.#pending.add(stop);
       step.then(
-        (r) => {
+        (events) => {
           this.#pending.delete(stop);
-          if (r.done) this.#end();
-          resolve(r);
+          if (!events.length) this.#end();
+          resolve(events);
         },
         (e: unknown) => {
           this.#pending.delete(stop);
@@ -120,19 +136,19 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
     return this.#done || this.#source.closed();
   }
 
-  async #step(): Promise<IteratorResult<ChangeEvent, void>> {
-    if (this.#ended()) return done();
+  async #step(limit: number, maxBytes: number): Promise<ChangeEvent[]> {
+    if (this.#ended()) return [];
     if (!this.#sub) {
       const { fanout, info, plan, after, pollMs, atHead } = await this.#source.start;
-      if (this.#ended()) return done();
+      if (this.#ended()) return [];
       const onDrop = this.#source.onDrop;
       this.#sub = fanout.subscribe({ info, plan, after, pollMs, atHead, ...(onDrop ? { onFail: (e: unknown) => onDrop(this.#source.error(e)) } : {}) });
     }
     for (;;) {
-      if (this.#ended()) return done();
-      const [e] = await this.#sub.take(1);
-      if (e) return { done: false, value: e };
-      if (this.#ended()) return done();
+      if (this.#ended()) return [];
+      const events = await this.#sub.take(limit, maxBytes);
+      if (events.length) return events;
+      if (this.#ended()) return [];
       await this.#sub.wait(60_000, this.#halt.signal);
     }
   }

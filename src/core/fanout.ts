@@ -299,27 +299,36 @@ export class Subscriber {
    * At most `limit` events available now: buffered ones, else (while behind the store's reader) one read of its
    * backlog. Empty when there is none yet; rejects once it was dropped or the feed failed.
    */
-  async take(limit: number): Promise<ChangeEvent[]> {
+  async take(limit: number, maxBytes = Infinity): Promise<ChangeEvent[]> {
     if (this.#error !== undefined) throw this.#error;
     // With a query, its first take reads once (a seek past its position), so a query the feed refuses rejects it
     // rather than the first match; without one, a subscriber level with the polling reader joins it without a read.
-    if (this.buffered || this.#live || this.#closed) return this.#takeBuffered(limit);
+    if (this.buffered || this.#live || this.#closed) return this.#takeBuffered(limit, maxBytes);
     if (this.#read || !this.plan?.conditions.length) {
       // Started at the feed's head: the reader is started now if it was not (a look at its own head, once per store
       // rather than a read per subscriber), and a commit since makes join() refuse it, leaving it to read that itself.
       if (this.#atHead && this.#fanout.at < 0) await this.#fanout.position();
-      if (this.#closed || this.#fanout.join(this)) return this.#takeBuffered(limit);
+      if (this.#closed || this.#fanout.join(this)) return this.#takeBuffered(limit, maxBytes);
     }
     if (await ready(this.#source)) await this.#catchUp();
     if (this.#error !== undefined) throw this.#error;
-    return this.#takeBuffered(limit);
+    return this.#takeBuffered(limit, maxBytes);
   }
 
-  /** Up to `limit` buffered events, in O(limit): a watch takes one at a time from a backlog of up to MAX_BUFFERED. */
-  #takeBuffered(limit: number): ChangeEvent[] {
-    const out = this.#buffer.slice(this.#head, this.#head + limit);
-    this.#head += out.length;
-    for (const e of out) this.#bytes -= eventJson(e).length;
+  /**
+   * Up to `limit` buffered events, and no more than reach `maxBytes` of JSON (at least one), in O(limit): a watch takes
+   * one at a time from a backlog of up to MAX_BUFFERED.
+   */
+  #takeBuffered(limit: number, maxBytes: number): ChangeEvent[] {
+    let end = Math.min(this.#buffer.length, this.#head + limit);
+    let bytes = 0;
+    for (let i = this.#head; i < end; i++) {
+      bytes += eventJson(this.#buffer[i]!).length;
+      if (bytes >= maxBytes) end = i + 1;
+    }
+    const out = this.#buffer.slice(this.#head, end);
+    this.#head = end;
+    this.#bytes -= bytes;
     if (this.#head === this.#buffer.length) this.#drop();
     // Compacted once the read part is most of it, so the array's moves stay O(1) per event.
     else if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {

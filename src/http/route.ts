@@ -199,6 +199,9 @@ async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unk
   return { head: envelope(), body: eventStream(events), stop: stop.signal, headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' } };
 }
 
+/** A store's watch; `nextBatch`, where it has one, hands the events there are in one step (ChangeStream.nextBatch). */
+type Watch = ReturnType<NonNullable<StoreLike['watch']>>;
+
 /** Most bytes of events sent in one chunk: a stream behind is sent its backlog in writes of about this size. */
 const CHUNK_BYTES = 64 * 1024;
 
@@ -228,45 +231,58 @@ const afterBuffered = () => new Promise<null>((resolve) => setImmediate(() => re
  * for falling behind (CHANGES_OVERFLOW) ends with a comment saying so (the route's `stop`, aborted by the watch's
  * onDrop, keeps the bridge from waiting on a client that stopped reading): the client reconnects with its Last-Event-ID and misses nothing.
  */
-async function* eventStream(events: AsyncGenerator<{ seq: number }, void, undefined>): AsyncGenerator<Chunk> {
+async function* eventStream(events: Watch): AsyncGenerator<Chunk> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
   yield 'retry: 1000\n\n';
   yield ': consolidata change feed\n\n';
-  // A next() may fail while the stream waits to be pulled (its rejection is read once it is): never unhandled.
-  const next = () => {
-    const p = events.next();
+  // The events there are now, up to about `bytes` of JSON, in one step where the store's watch can (nextBatch).
+  const batch: (bytes: number) => Promise<{ seq: number }[]> = events.nextBatch
+    ? (bytes) => events.nextBatch!(bytes)
+    : async () => {
+        const step = await events.next();
+        return step.done ? [] : [step.value];
+      };
+  // A step may fail while the stream waits to be pulled (its rejection is read once it is): never unhandled.
+  const next = (bytes: number) => {
+    const p = batch(bytes);
     p.catch(() => undefined);
     return p;
   };
-  let pending = next();
+  let pending = next(CHUNK_BYTES);
   try {
     for (;;) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const beat = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), HEARTBEAT_MS)));
-      const step = await Promise.race([pending, beat]);
+      const first = await Promise.race([pending, beat]);
       clearTimeout(timer);
-      if (step === null) {
+      if (first === null) {
         yield ': heartbeat\n\n';
         continue;
       }
-      if (step.done) return;
-      const parts = [sseEvent(step.value)];
-      let size = parts[0]!.byteLength;
-      pending = next();
+      if (!first.length) return;
+      const parts: Uint8Array[] = [];
+      let size = 0;
+      const add = (got: { seq: number }[]) => {
+        for (const e of got) {
+          const bytes = sseEvent(e);
+          parts.push(bytes);
+          size += bytes.byteLength;
+        }
+      };
+      add(first);
+      pending = next(CHUNK_BYTES - size);
       let ended = false;
       // One per chunk, not one per event: a commit of 10,000 events to 500 streams would make 5,000,000 timers.
       const flushed = afterBuffered();
       while (size < CHUNK_BYTES) {
         const more = await Promise.race([pending, flushed]);
         if (more === null) break;
-        if (more.done) {
+        if (!more.length) {
           ended = true;
           break;
         }
-        const bytes = sseEvent(more.value);
-        parts.push(bytes);
-        size += bytes.byteLength;
-        pending = next();
+        add(more);
+        pending = next(Math.max(1, CHUNK_BYTES - size));
       }
       // The events' own bytes, shared by every stream sending them: a stream's chunk is never a copy of them.
       yield parts;
