@@ -226,6 +226,14 @@ describe('a subscriber past feedBufferBytes', () => {
     await store.close();
   });
 
+  it('is an open option of a positive integer of bytes', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, '1'] as unknown[]) {
+      expect(() => resolveSettings({ feedBufferBytes: bad as number }, 'DataStore.open')).toThrow(RangeError);
+    }
+    expect(() => resolveSettings({ feedBufferBytes: 0 }, 'DataStore.open')).toThrow(/DataStore.open: feedBufferBytes must be a positive integer of bytes/);
+    expect(resolveSettings({}, 'DataStore.open').feedBufferBytes).toBe(8 * 1024 * 1024);
+  });
+
   it('holds the bound and one batch at most, and lets every event go once dropped', async () => {
     const bound = 100_000;
     const { feed, store } = open(':memory:', bound);

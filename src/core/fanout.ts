@@ -242,7 +242,7 @@ export class Fanout {
 /**
  * One reader's view of the feed: the events after its position, of its type and query, in commit order. Behind the
  * store's reader, `take()` reads its backlog itself; level with it, it is handed new events, at most MAX_BUFFERED
- * unread before it is dropped.
+ * or its store's `feedBufferBytes` unread before it is dropped.
  */
 export class Subscriber {
   readonly info: TypeInfo | null;
@@ -260,7 +260,7 @@ export class Subscriber {
   /** Events held, unread from #head on: taking from the front moves an index, not every event behind it. */
   #buffer: ChangeEvent[] = [];
   #head = 0;
-  /** Bytes (as JSON) of the events held unread, and the most it may hold. */
+  /** Bytes (as JSON) of the events held unread, and the most it may hold when new events come. */
   #bytes = 0;
   readonly #maxBytes: number;
   #error: unknown = undefined;
@@ -290,7 +290,7 @@ export class Subscriber {
     return this.#buffer.length - this.#head;
   }
 
-  /** Bytes (as JSON) of the events held unread (bounded by the store's `feedBufferBytes`, or one event past it). */
+  /** Bytes (as JSON) of the events held unread (at most the store's `feedBufferBytes` and one batch). */
   get bytes(): number {
     return this.#bytes;
   }

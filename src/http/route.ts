@@ -223,13 +223,14 @@ function sseEvent(e: { seq: number }): Uint8Array {
 }
 
 /** Resolves null after the microtasks queued now: events already buffered arrive before it. */
-const afterBuffered = () => new Promise<null>((resolve) => setImmediate(() => resolve(null)));
+const afterBuffered = () => new Promise<null>((resolve) => setTimeout(() => resolve(null), 0));
 
 /**
  * Server-Sent Events of a feed, with a heartbeat comment while it is idle. The events already buffered go out in one
  * chunk (one write per commit per stream, not one per event), up to CHUNK_BYTES. A stream whose subscriber was dropped
  * for falling behind (CHANGES_OVERFLOW) ends with a comment saying so (the route's `stop`, aborted by the watch's
- * onDrop, keeps the bridge from waiting on a client that stopped reading): the client reconnects with its Last-Event-ID and misses nothing.
+ * onDrop, keeps the bridge from waiting on a client that stopped reading): the client reconnects with its
+ * Last-Event-ID and misses nothing.
  */
 async function* eventStream(events: Watch): AsyncGenerator<Chunk> {
   // Two chunks at once: the bridges send the head when a second chunk shows the answer is a stream.
@@ -272,7 +273,7 @@ async function* eventStream(events: Watch): AsyncGenerator<Chunk> {
       add(first);
       pending = next(CHUNK_BYTES - size);
       let ended = false;
-      // One per chunk, not one per event: a commit of 10,000 events to 500 streams would make 5,000,000 timers.
+      // One per chunk, not one per event: a commit of 10,000 events to 500 streams made 5,000,000 timers.
       const flushed = afterBuffered();
       while (size < CHUNK_BYTES) {
         const more = await Promise.race([pending, flushed]);
