@@ -357,16 +357,16 @@ export class Subscriber {
     }
     if (this.buffered || this.#error !== undefined || this.#closed || signal?.aborted) return;
     await new Promise<void>((resolve) => {
-      const halt = new AbortController();
+      // A timer, not an AbortController: aborting one makes a DOMException with a stack, on every wake of every stream.
+      const timer = setTimeout(() => done(), ms);
       const done = () => {
         if (this.#wake === done) this.#wake = null;
         signal?.removeEventListener('abort', done);
-        halt.abort();
+        clearTimeout(timer);
         resolve();
       };
       this.#wake = done;
       signal?.addEventListener('abort', done, { once: true });
-      void sleep(ms, halt.signal).then(done);
     });
   }
 

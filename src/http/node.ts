@@ -112,7 +112,8 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
       if (!write(res, next.value)) await drained(res, out.stop);
       // A turn of the event loop between chunks: a stream whose chunks are ready (a feed's backlog, to a socket that
       // takes it) would otherwise write them all in one task, and 500 of them hold every other request for seconds.
-      else await new Promise((resolve) => setImmediate(resolve));
+      // Not before the second, already read: it goes out with the head, in the same write.
+      else if (!peeked) await new Promise((resolve) => setImmediate(resolve));
       next = peeked ?? (await chunks.next());
       peeked = undefined;
     }
