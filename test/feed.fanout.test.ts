@@ -72,6 +72,23 @@ describe('one reader per store', () => {
     await store.close();
   });
 
+  it('polls the version through a statement prepared once, not pragma() (which prepares one on each call)', async () => {
+    const { backend, store } = open();
+    const watch = store.watch('Well', { pollMs: 5 });
+    const pending = watch.next();
+    await tick(30);
+    const prepare = vi.spyOn(backend.database, 'prepare');
+    const pragma = vi.spyOn(backend.database, 'pragma');
+    const version = vi.spyOn(backend.feed, 'version');
+    await tick(60);
+    expect(version).toHaveBeenCalled();
+    expect(pragma).not.toHaveBeenCalled();
+    expect(prepare).not.toHaveBeenCalled();
+    await watch.return();
+    await pending;
+    await store.close();
+  });
+
   it('a watch without a query opened level with the polling reader joins it without a read of its own', async () => {
     const { feed, store } = open();
     await store.insert('Well', [{ pwi: 'A' }]);

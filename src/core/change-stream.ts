@@ -34,6 +34,9 @@ export interface WatchSource {
 
 const done = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
 
+/** Why a watch's own signal was aborted: its iteration ended. */
+const ENDED = new Error('the watch ended');
+
 /**
  * The change feed's events in commit order, taken from its subscription to the store's one reader (fanout.ts),
  * until `return()`, the signal, the store's close, or a drop for falling too far behind (CHANGES_OVERFLOW) ends it. Steps run one at a time, in the order `next()` was called.
@@ -128,7 +131,8 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
 
   #end(): void {
     this.#done = true;
-    this.#halt.abort();
+    // A reason of its own: without one, abort() makes a DOMException and captures a stack, for each stream that ends.
+    this.#halt.abort(ENDED);
     this.#sub?.close();
   }
 

@@ -512,7 +512,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     enabled: () => (this.#feedOn ||= this.#statements.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck(true).get(CHANGES_TABLE) !== undefined),
     read: (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
     bounds: () => runSync(this.bounds(this.#driver)),
-    version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.commits}`,
+    // A prepared statement: pragma() prepares anew on each call, and the store's reader asks every poll.
+    version: () => `${this.#statements.get('PRAGMA data_version').pluck(true).get() as number}.${this.commits}`,
     // Synchronous, so a write issued after it commits later; without the feed's table there is no head (0).
     head: () => this.#heldHead ?? (this.feed.enabled() ? (this.feed.bounds() as { last: number }).last : 0),
   };
