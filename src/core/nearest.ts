@@ -37,7 +37,9 @@ export function nearest(backend: Backend, info: TypeInfo, plan: QueryPlan): Mayb
       if (r.next) return r;
       // A first page holding every match there is: nothing lies beyond.
       if (!plan.after && plan.skip + r.data.length >= r.total) return r;
-      return step(grown(from, reach, plan.skip + r.data.length, wanted), plan.after ? undefined : r.total);
+      // An empty page past a skip tells only that fewer than `skip` lie within r: none seen, for the growth.
+      const found = r.data.length ? plan.skip + r.data.length : 0;
+      return step(grown(from, reach, found, wanted), plan.after ? undefined : r.total);
     }) as MaybePromise<QueryResult>;
   };
   return step(from + Math.max(from, FIRST_REACH), undefined);
