@@ -126,7 +126,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   #listener: Promise<PgClientLike | null> | undefined;
 
   private constructor(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions) {
-    super();
+    super(settings);
     this.#pool = pool;
     this.#driver = new PgDriver(pool, { schema: options.schema, lockTimeoutSet: options.lockTimeoutSet, busyTimeoutMs: settings.busyTimeoutMs });
     this.changesTable = qualified(options.schema, CHANGES_TABLE);

@@ -64,7 +64,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
    * @example const backend = new SqliteBackend(':memory:', resolveSettings({}, 'open'));
    */
   constructor(source: string | Uint8Array, settings: Settings) {
-    super();
+    super(settings);
     this.#settings = settings;
     this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
     const options = {
