@@ -297,9 +297,9 @@ function equalsAny(ordered: (v: unknown) => boolean): Dialect['equalsAny'] {
 /**
  * True when SQL would compare an operand of `c` with its key order along a path of several steps: that reads `body`
  * through joined set-returning functions in a correlated subquery, which Citus refuses ("cannot push down this
- * subquery"), so on Citus the backend decides such a condition in JS (src/query/values.ts) over `prefilter`'s
- * candidates, as it decides polygons.
- * @example orderedOnPath({ op: 'eq', path: parsePath('extra.meta'), value: { k: 1, j: 0 } }) // true
+ * subquery"), so on Citus the backend decides such a condition in JS (src/query/values.ts) over the candidates
+ * `unordered` finds, as it decides polygons.
+ * @example orderedOnPath(plan.conditions[0]) // true for { 'extra.meta': { eq: { k: 1, j: 0 } } }
  */
 export function orderedOnPath(c: Condition): boolean {
   if (c.path.scalar || c.path.steps.length < 2) return false;
