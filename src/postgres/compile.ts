@@ -4,19 +4,25 @@
  */
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan } from '../query/ast.js';
-import { compileWhere as whereOf, sortShape, withDistance, type Select } from '../sql/compile.js';
+import { compileCondition, compileWhere as whereOf, reachedNear, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { bound, join, sql, type Sql } from '../sql/fragment.js';
-import { postgres, toPostgres } from './dialect.js';
+import { postgres, toPostgres, unordered } from './dialect.js';
 import { key } from './names.js';
 
 /**
  * Every condition ANDed (`true` for none). `indexed`: the fields that lead an index (Settings.keyed); numbers and
  * booleans no index leads compare as jsonb. Without it every scalar field compares on its canonical expression.
+ * `inJs`: the conditions the backend decides in JS, of which SQL states a necessary condition only (a polygon its
+ * box, an equality jsonb's, `ne` nothing): the WHERE clause then finds their candidates.
  * @example toPostgres(compileWhere(plan.conditions, new Set(['pwi'])))
  */
-export function compileWhere(conditions: readonly Condition[], indexed?: ReadonlySet<string>): Sql | string {
+export function compileWhere(conditions: readonly Condition[], indexed?: ReadonlySet<string>, inJs?: (c: Condition) => boolean): Sql | string {
   // No type name: PostgreSQL's spatial prefilter is an index on the table itself, not a table per type.
-  return whereOf(postgres, conditions, { type: '', tree: true, indexed });
+  const target = { type: '', tree: true, indexed };
+  if (!inJs || !conditions.some(inJs)) return whereOf(postgres, conditions, target);
+  // `ne` is `not eq`: the negation of a necessary condition is none, so such a `ne` has no SQL half.
+  const parts = conditions.filter((c) => !(c.op === 'ne' && inJs(c))).map((c) => compileCondition(inJs(c) ? unordered : postgres, c, target));
+  return parts.length ? join(parts, ' AND ') : postgres.true;
 }
 
 // ---- the statements of a query ---------------------------------------------------------------------------------
@@ -57,7 +63,7 @@ export type PgSelect = Select;
  * and key, for the cursor of the next page.
  * @example selectStatement('"public"."docs_Well"', 'true', plan)
  */
-export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance'>): PgSelect {
+export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance' | 'reach' | 'counted'>): PgSelect {
   const shape = sortShape(postgres, plan.sort);
   // The answer's text: the stored document, or its projection (options.fields), with its distance (options.distance).
   const body = sql`${withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan)} AS body`;
@@ -74,11 +80,14 @@ export function selectStatement(table: string, where: Sql | string, plan: Pick<Q
   const columns = join(shape.keys.map((k, i) => sql`${k.expr} AS k${i}`), ', ');
   const again = shape.keys.map((k, i) => `p.k${i} ${k.direction}`).join(', ');
   if (plan.limit > 0) {
-    const filter = plan.after ? sql`(${where}) AND ${shape.after(plan.after)}` : where;
+    // A k-nearest page reads its neighbourhood only (reachedNear): the smaller cap's GiST boxes, ANDed.
+    const cut = reachedNear(plan);
+    const near = cut ? sql`(${where}) AND ${compileCondition(postgres, cut, { type: '', tree: true })}` : where;
+    const filter = plan.after ? sql`${near} AND ${shape.after(plan.after)}` : near;
     // One row past the limit tells whether a cursor should continue.
     const page = sql`SELECT ${body}, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${bound(plan.limit + 1, 'bigint')} OFFSET ${bound(plan.skip, 'bigint')}`;
     // A page after a cursor is not counted again: its total is the one the cursor carries.
-    const counted = plan.after ? `(SELECT NULL::bigint AS total)` : sql`(SELECT count(*) AS total FROM ${table} WHERE ${where})`;
+    const counted = plan.after || plan.counted !== undefined ? `(SELECT NULL::bigint AS total)` : sql`(SELECT count(*) AS total FROM ${table} WHERE ${where})`;
     return statement(sql`SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`, true);
   }
   const rows = sql`SELECT ${body}, ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} OFFSET ${bound(plan.skip, 'bigint')}`;

@@ -10,7 +10,7 @@ import type { FieldInfo } from '../catalogue/index.js';
 import type { Category } from '../catalogue/kinds.js';
 import { requestError } from '../envelope.js';
 import { shown } from '../limits.js';
-import type { SortKey, Step } from '../query/ast.js';
+import type { Condition, SortKey, Step } from '../query/ast.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Comparison, type Dialect, type JsonSource } from '../sql/dialect.js';
 import { bound, join, render, sql, type Compiled, type Param, type Sql } from '../sql/fragment.js';
@@ -188,15 +188,41 @@ function jsonbCandidates(doc: string, steps: readonly Step[]): string {
   let level = query(doc, 'strict $');
   for (const [n, step] of steps.entries()) {
     const name = pathName(step.name);
-    let values = query(level, `strict $[*] ? (@.type() == "object").keyvalue() ? (@.key == ${name}).value`);
+    const { values, indexed } = stepValues(level, step);
     const missed = [`jsonb_path_exists(${level}, 'strict $[*] ? (@.type() != "object" || !(exists(@.keyvalue() ? (@.key == ${name}))))')`];
-    for (const i of step.indexes) {
-      missed.push(`jsonb_path_exists(${values}, 'strict $[*] ? (@.type() != "array")')`);
-      values = query(values, `strict $[*] ? (@.type() == "array" && @.size() > ${Math.trunc(i)})[${Math.trunc(i)}]`);
-    }
+    for (const before of indexed) missed.push(`jsonb_path_exists(${before}, 'strict $[*] ? (@.type() != "array")')`);
     const nulls = missing(missed.join(' OR '));
-    level = n === steps.length - 1 ? `(${values} || ${query(values, 'strict $[*] ? (@.type() == "array")[*]')} || ${nulls})` : `(${query(values, 'lax $[*][*]')} || ${nulls})`;
+    level = n === steps.length - 1 ? `(${values} || ${query(values, 'strict $[*] ? (@.type() == "array")[*]')} || ${nulls})` : `(${fanOut(values)} || ${nulls})`;
   }
+  return level;
+}
+
+/**
+ * One step from a level (a jsonb array of values): the member of each object that has it, then each index of arrays
+ * long enough; `indexed` holds the values before each index (what the null padding of `jsonbCandidates` tests).
+ */
+function stepValues(level: string, step: Step): { values: string; indexed: string[] } {
+  let values = query(level, `strict $[*] ? (@.type() == "object").keyvalue() ? (@.key == ${pathName(step.name)}).value`);
+  const indexed: string[] = [];
+  for (const i of step.indexes) {
+    indexed.push(values);
+    values = query(values, `strict $[*] ? (@.type() == "array" && @.size() > ${Math.trunc(i)})[${Math.trunc(i)}]`);
+  }
+  return { values, indexed };
+}
+
+/** Arrays of a level fanned out one level (lax `[*]` of a non-array is the value itself). */
+const fanOut = (values: string) => query(values, 'lax $[*][*]');
+
+/**
+ * The values MongoDB's distinct reads along a path of jsonb `doc`, as one jsonb array: at every step arrays fan out
+ * one level and only objects go on; the leaf's arrays give their elements (a nested array is one value). No
+ * subquery and no joined set-returning function, so Citus evaluates it on the shards.
+ * @example `jsonb_array_elements(${jsonbUnwound('m.doc', path.steps)})`
+ */
+export function jsonbUnwound(doc: string, steps: readonly Step[]): string {
+  let level = query(doc, 'strict $');
+  for (const step of steps) level = fanOut(stepValues(level, step).values);
   return level;
 }
 
@@ -262,6 +288,49 @@ function comparable(value: string, op: Comparison): { value: string; op: Compari
   const nul = text.indexOf('\u0000');
   if (nul < 0) return { value: text, op };
   return { value: text.slice(0, nul), op: op === 'lt' || op === 'lte' ? 'lte' : 'gt' };
+}
+
+/**
+ * `equalsAny` with key order where `ordered(v)`: jsonb equality decides everything but key order; objects whose key
+ * order matters are compared as the exact JSON text, traversing `body`.
+ */
+function equalsAny(ordered: (v: unknown) => boolean): Dialect['equalsAny'] {
+  return (path, values, some) => {
+    const nulls = values.some((v) => v === null);
+    const plain = values.filter((v) => v !== null && !ordered(v)).map((v) => JSON.stringify(v));
+    const exact = values.filter((v) => v !== null && ordered(v)).map((v) => JSON.stringify(v));
+    const parts: Sql[] = [];
+    if (nulls || plain.length) {
+      const p = plain.length ? bound(plain.length === 1 ? plain[0] : plain, plain.length === 1 ? 'jsonb' : 'jsonb[]') : null;
+      parts.push(
+        some(path, (v) => {
+          const tests = [...(nulls ? [isNull(v.value)] : []), ...(p ? [equalsBound(v.value, p, plain.length > 1)] : [])];
+          return tests.length === 1 ? tests[0]! : sql`(${join(tests, ' OR ')})`;
+        }),
+      );
+    }
+    if (exact.length) {
+      const many = exact.length > 1;
+      const text = bound(many ? exact : exact[0], many ? 'text[]' : 'text');
+      const jsonb = bound(many ? exact : exact[0], many ? 'jsonb[]' : 'jsonb');
+      // jsonb equality first: a cheap necessary condition before the text is parsed as json.
+      parts.push(sql`(${some(path, (v) => equalsBound(v.value, jsonb, many))} AND ${some(path, (v) => equalsBound(`${v.value}::text`, text, many), BODY)})`);
+    }
+    return parts.length === 0 ? 'false' : parts.length === 1 ? parts[0]! : sql`(${join(parts, ' OR ')})`;
+  };
+}
+
+/**
+ * True when SQL would compare an operand of `c` with its key order along a path of several steps: that reads `body`
+ * through joined set-returning functions in a correlated subquery, which Citus refuses ("cannot push down this
+ * subquery"), so on Citus the backend decides such a condition in JS (src/query/values.ts) over the candidates
+ * `unordered` finds, as it decides polygons.
+ * @example orderedOnPath(plan.conditions[0]) // true for { 'extra.meta': { eq: { k: 1, j: 0 } } }
+ */
+export function orderedOnPath(c: Condition): boolean {
+  if (c.path.scalar || c.path.steps.length < 2) return false;
+  if (c.op === 'eq' || c.op === 'ne') return orderMatters(c.value);
+  return c.op === 'in' && c.values.some(orderMatters);
 }
 
 // ---- the dialect -----------------------------------------------------------------------------------------------
@@ -342,33 +411,7 @@ export const postgres: Dialect = {
     const type = typeof value === 'number' ? 'number' : 'boolean';
     return (v) => sql`(${v.type} = '${type}' AND ${v.value} ${COMPARE[op]} ${p})`;
   },
-  /**
-   * jsonb equality decides everything but key order; objects whose key order matters are compared as the exact JSON
-   * text, traversing `body`.
-   */
-  equalsAny(path, values, some) {
-    const nulls = values.some((v) => v === null);
-    const plain = values.filter((v) => v !== null && !orderMatters(v)).map((v) => JSON.stringify(v));
-    const ordered = values.filter((v) => v !== null && orderMatters(v)).map((v) => JSON.stringify(v));
-    const parts: Sql[] = [];
-    if (nulls || plain.length) {
-      const p = plain.length ? bound(plain.length === 1 ? plain[0] : plain, plain.length === 1 ? 'jsonb' : 'jsonb[]') : null;
-      parts.push(
-        some(path, (v) => {
-          const tests = [...(nulls ? [isNull(v.value)] : []), ...(p ? [equalsBound(v.value, p, plain.length > 1)] : [])];
-          return tests.length === 1 ? tests[0]! : sql`(${join(tests, ' OR ')})`;
-        }),
-      );
-    }
-    if (ordered.length) {
-      const many = ordered.length > 1;
-      const text = bound(many ? ordered : ordered[0], many ? 'text[]' : 'text');
-      const jsonb = bound(many ? ordered : ordered[0], many ? 'jsonb[]' : 'jsonb');
-      // jsonb equality first: a cheap necessary condition before the text is parsed as json.
-      parts.push(sql`(${some(path, (v) => equalsBound(v.value, jsonb, many))} AND ${some(path, (v) => equalsBound(`${v.value}::text`, text, many), BODY)})`);
-    }
-    return parts.length === 0 ? 'false' : parts.length === 1 ? parts[0]! : sql`(${join(parts, ' OR ')})`;
-  },
+  equalsAny: equalsAny(orderMatters),
   geo(c) {
     const field = c.path.steps[0]!.name;
     const f8 = (v: number) => bound(v, 'float8');
@@ -454,3 +497,9 @@ export const postgres: Dialect = {
     };
   },
 };
+
+/**
+ * PostgreSQL's dialect comparing every whole value as jsonb, without key order: a necessary condition of an equality,
+ * the SQL half of one the backend decides in JS (see orderedOnPath). Its other hooks are `postgres`'s.
+ */
+export const unordered: Dialect = { ...postgres, equalsAny: equalsAny(() => false) };
