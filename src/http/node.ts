@@ -1,6 +1,7 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BoundedBody } from './body.js';
+import { streams } from './pace.js';
 import { createRouter } from './route.js';
 import type { StoreInput } from '../core/store-like.js';
 import { BodyError, joined, type Chunk, type CoreResponse, type HttpOptions } from './types.js';
@@ -74,6 +75,15 @@ function drained(res: ServerResponse, stop: AbortSignal | undefined): Promise<vo
   });
 }
 
+/** A chunk's size, in UTF-16 units for text (close enough to bytes for a budget). */
+function sizeOf(chunk: Chunk): number {
+  if (typeof chunk === 'string') return chunk.length;
+  if (chunk instanceof Uint8Array) return chunk.byteLength;
+  let n = 0;
+  for (const part of chunk) n += part.byteLength;
+  return n;
+}
+
 /** Writes a chunk, its parts corked into one writev (never joined into a copy); false when the socket is full. */
 function write(res: ServerResponse, chunk: Chunk): boolean {
   if (typeof chunk === 'string' || chunk instanceof Uint8Array) return res.write(chunk);
@@ -109,6 +119,9 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
         await chunks.return?.();
         return;
       }
+      // The turn's budget of bytes, shared by every stream (pace.ts): 500 streams never write 500 chunks in one task.
+      const turn = streams.take(sizeOf(next.value));
+      if (turn) await turn;
       if (!write(res, next.value)) await drained(res, out.stop);
       // A turn of the event loop between chunks: a stream whose chunks are ready (a feed's backlog, to a socket that
       // takes it) would otherwise write them all in one task, and 500 of them hold every other request for seconds.
