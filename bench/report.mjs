@@ -378,12 +378,12 @@ export function writeAggregates({ root, results, rows, meta }) {
   fs.mkdirSync(results, { recursive: true });
   const file = path.join(results, 'aggregates.json');
   const kept = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { rows: [], runs: {} };
-  // REPORT.md's own table is the record of what this run does not redo (results/ is not committed): its rows of other
-  // sizes are kept as written, and in a re-run size the cells of the backend not re-run.
+  // REPORT.md's own table is the record of what this run does not redo (results/ is not committed): the medians of
+  // the sizes, backends and systems it does not re-run are kept as printed.
   const printed = printedAggregates(root);
   kept.runs = { ...printed.runs, ...kept.runs };
   const mine = rows.filter((r) => r.workload.startsWith('agg-'));
-  const sizes = new Set(mine.map((r) => `${r.size}`));
+  const sizes = new Set(mine.map((r) => r.size));
   const key = (r) => `${r.workload} ${r.size} ${r.system}`;
   const merged = [...kept.rows.filter((r) => !mine.some((m) => key(m) === key(r))), ...mine];
   for (const n of sizes) kept.runs[`${meta.backend}:${n}`] = { date: meta.date, seconds: meta.seconds };
@@ -407,20 +407,30 @@ export function writeAggregates({ root, results, rows, meta }) {
     '| rows | aggregate | consolidata | hand SQL | ÷ hand SQL (≤ 1.25×) | mingo | faster (≥ 10×) | LokiJS | faster (≥ 10×) | pg | pgsql | pg ÷ pgsql |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
+  // A row's cells after its size and aggregate: each the systems it shows, and how it shows their medians.
+  const CELLS = [
+    [['consolidata'], (cd) => ms(cd)],
+    [['sql'], (sql) => ms(sql)],
+    [['consolidata', 'sql'], (cd, sql) => upTo(cd, sql, 1.25)],
+    [['mingo'], (mingo) => ms(mingo)],
+    [['consolidata', 'mingo'], (cd, mingo) => atLeast(cd, mingo, 10)],
+    [['loki'], (loki) => ms(loki)],
+    [['consolidata', 'loki'], (cd, loki) => atLeast(cd, loki, 10)],
+    [['pg'], (pg) => ms(pg)],
+    [['pgsql'], (pgsql) => ms(pgsql)],
+    [['pg', 'pgsql'], (pg, pgsql) => (pg != null ? upTo(pg, pgsql, 1.25) : times(pg, pgsql))],
+  ];
   for (const n of [...new Set([...merged.map((r) => r.size), ...printed.sizes])].sort((a, b) => a - b)) {
     for (const w of Object.keys(WHAT)) {
-      const cd = get(w, n, 'consolidata');
-      const sql = get(w, n, 'sql');
-      const mingo = get(w, n, 'mingo');
-      const loki = get(w, n, 'loki');
-      const pg = get(w, n, 'pg');
-      const pgsql = get(w, n, 'pgsql');
-      // A row this run measured gets its backend's cells anew; every other cell stays as printed.
+      // A cell showing a system this run measured at this size is computed anew; any other stays as printed.
       const old = printed.cells.get(`${n} ${WHAT[w]}`);
-      const rerun = (backend) => !old || (sizes.has(`${n}`) && (meta.backend === 'sqlite' ? 'sqlite' : 'postgres') === backend);
-      const sqlite = rerun('sqlite') ? [ms(cd), ms(sql), upTo(cd, sql, 1.25), ms(mingo), atLeast(cd, mingo, 10), ms(loki), atLeast(cd, loki, 10)] : old.slice(0, 7);
-      const pgCells = rerun('postgres') ? [ms(pg), ms(pgsql), pg != null ? upTo(pg, pgsql, 1.25) : times(pg, pgsql)] : old.slice(7);
-      lines.push(`| ${n.toLocaleString('en-US')} | ${WHAT[w]} | ${[...sqlite, ...pgCells].join(' | ')} |`);
+      const rerun = (sys) => mine.some((r) => r.workload === w && r.size === n && r.system === sys);
+      const median = (sys) => {
+        const at = CELLS.findIndex(([s]) => s.length === 1 && s[0] === sys);
+        return old && !rerun(sys) ? (old[at] === 'n/a' ? null : Number(old[at])) : get(w, n, sys);
+      };
+      const cells = CELLS.map(([systems, show], i) => (old && !systems.some(rerun) ? old[i] : show(...systems.map(median))));
+      lines.push(`| ${n.toLocaleString('en-US')} | ${WHAT[w]} | ${cells.join(' | ')} |`);
     }
   }
   lines.push('', '<!-- /aggregates -->');

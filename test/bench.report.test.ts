@@ -77,6 +77,12 @@ describe('bench report: aggregates', () => {
     for (const kept of TABLE.filter((l) => l.startsWith('| 10,000'))) expect(lines).toContain(kept);
   });
 
+  it('a run of some systems keeps the medians of the others and compares the new ones with them', () => {
+    const dir = root();
+    const lines = run(dir, 'sqlite', rowsAt(10_000, { consolidata: 2, sql: 4 }));
+    expect(lines).toContain('| 10,000 | per well and month | 2.00 | 4.00 | 0.50× met | 64.4 | 32× met | 2.12 | 1.06× **missed** | 5.00 | 4.00 | 1.25× met |');
+  });
+
   it('a size the table lacks gets rows of its own, in size order', () => {
     const dir = root();
     const lines = run(dir, 'sqlite', rowsAt(1_000_000, { consolidata: 2000, sql: 4000 }));
