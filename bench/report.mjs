@@ -378,8 +378,12 @@ export function writeAggregates({ root, results, rows, meta }) {
   fs.mkdirSync(results, { recursive: true });
   const file = path.join(results, 'aggregates.json');
   const kept = fs.existsSync(file) ? JSON.parse(fs.readFileSync(file, 'utf8')) : { rows: [], runs: {} };
+  // REPORT.md's own table is the record of what this run does not redo (results/ is not committed): the medians of
+  // the sizes, backends and systems it does not re-run are kept as printed.
+  const printed = printedAggregates(root);
+  kept.runs = { ...printed.runs, ...kept.runs };
   const mine = rows.filter((r) => r.workload.startsWith('agg-'));
-  const sizes = new Set(mine.map((r) => `${r.size}`));
+  const sizes = new Set(mine.map((r) => r.size));
   const key = (r) => `${r.workload} ${r.size} ${r.system}`;
   const merged = [...kept.rows.filter((r) => !mine.some((m) => key(m) === key(r))), ...mine];
   for (const n of sizes) kept.runs[`${meta.backend}:${n}`] = { date: meta.date, seconds: meta.seconds };
@@ -403,18 +407,54 @@ export function writeAggregates({ root, results, rows, meta }) {
     '| rows | aggregate | consolidata | hand SQL | ÷ hand SQL (≤ 1.25×) | mingo | faster (≥ 10×) | LokiJS | faster (≥ 10×) | pg | pgsql | pg ÷ pgsql |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const n of [...new Set(merged.map((r) => r.size))].sort((a, b) => a - b)) {
+  // A row's cells after its size and aggregate: each the systems it shows, and how it shows their medians.
+  const CELLS = [
+    [['consolidata'], (cd) => ms(cd)],
+    [['sql'], (sql) => ms(sql)],
+    [['consolidata', 'sql'], (cd, sql) => upTo(cd, sql, 1.25)],
+    [['mingo'], (mingo) => ms(mingo)],
+    [['consolidata', 'mingo'], (cd, mingo) => atLeast(cd, mingo, 10)],
+    [['loki'], (loki) => ms(loki)],
+    [['consolidata', 'loki'], (cd, loki) => atLeast(cd, loki, 10)],
+    [['pg'], (pg) => ms(pg)],
+    [['pgsql'], (pgsql) => ms(pgsql)],
+    [['pg', 'pgsql'], (pg, pgsql) => (pg != null ? upTo(pg, pgsql, 1.25) : times(pg, pgsql))],
+  ];
+  for (const n of [...new Set([...merged.map((r) => r.size), ...printed.sizes])].sort((a, b) => a - b)) {
     for (const w of Object.keys(WHAT)) {
-      const cd = get(w, n, 'consolidata');
-      const sql = get(w, n, 'sql');
-      const mingo = get(w, n, 'mingo');
-      const loki = get(w, n, 'loki');
-      const pg = get(w, n, 'pg');
-      const pgsql = get(w, n, 'pgsql');
-      lines.push(`| ${n.toLocaleString('en-US')} | ${WHAT[w]} | ${ms(cd)} | ${ms(sql)} | ${upTo(cd, sql, 1.25)} | ${ms(mingo)} | ${atLeast(cd, mingo, 10)} | ${ms(loki)} | ${atLeast(cd, loki, 10)} | ${ms(pg)} | ${ms(pgsql)} | ${pg != null ? upTo(pg, pgsql, 1.25) : times(pg, pgsql)} |`);
+      // A cell showing a system this run measured at this size is computed anew; any other stays as printed.
+      const old = printed.cells.get(`${n} ${WHAT[w]}`);
+      const rerun = (sys) => mine.some((r) => r.workload === w && r.size === n && r.system === sys);
+      const median = (sys) => {
+        const at = CELLS.findIndex(([s]) => s.length === 1 && s[0] === sys);
+        return old && !rerun(sys) ? (old[at] === 'n/a' ? null : Number(old[at])) : get(w, n, sys);
+      };
+      const cells = CELLS.map(([systems, show], i) => (old && !systems.some(rerun) ? old[i] : show(...systems.map(median))));
+      lines.push(`| ${n.toLocaleString('en-US')} | ${WHAT[w]} | ${cells.join(' | ')} |`);
     }
   }
   lines.push('', '<!-- /aggregates -->');
   writeSection(root, 'aggregates', lines);
   console.log(`wrote the aggregates section of ${path.relative(process.cwd(), path.join(root, 'bench', 'REPORT.md'))}`);
+}
+
+/**
+ * The aggregates table REPORT.md holds now: each row's cells after its size and aggregate (by `${size} ${aggregate}`),
+ * the sizes it has, and the runs its text names (`sqlite:10000 on 2026-11-24`).
+ */
+function printedAggregates(root) {
+  const file = path.join(root, 'bench', 'REPORT.md');
+  const text = fs.existsSync(file) ? /<!-- aggregates -->[\s\S]*<!-- \/aggregates -->/.exec(fs.readFileSync(file, 'utf8'))?.[0] ?? '' : '';
+  const cells = new Map();
+  const sizes = new Set();
+  for (const line of text.split('\n')) {
+    const m = /^\| ([\d,]+) \| ([^|]+?) \| (.*) \|$/.exec(line);
+    if (!m) continue;
+    const n = Number(m[1].replaceAll(',', ''));
+    sizes.add(n);
+    cells.set(`${n} ${m[2]}`, m[3].split(' | '));
+  }
+  const runs = {};
+  for (const [, key, date] of text.matchAll(/(\w+:\d+) on (\d{4}-\d\d-\d\d)/g)) runs[key] = { date };
+  return { cells, sizes, runs };
 }

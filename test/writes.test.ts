@@ -55,6 +55,22 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
       expect(a!.groups).toEqual(['b', 'a', { x: 1 }]);
     });
 
+    it('stores a copy: id first, undefined members dropped, the given document untouched', async () => {
+      const given = { pwi: 'A', name: undefined, spudDate: '3/4/2021', surfaceLoc: { type: 'Point' as const, coordinates: [-100, 30] }, id: 'w1' };
+      const before = structuredClone(given);
+      await store.insert('Well', [given]);
+      const [a] = await all(store, 'Well');
+      expect(Object.keys(a!)[0]).toBe('id');
+      expect(a!).not.toHaveProperty('name');
+      expect(a!.spudDate).toBe('2021-03-04T00:00:00.000Z');
+      expect(given).toStrictEqual(before);
+    });
+
+    it('de-duplicates HashSet members by their JSON: 1 and "1", [1] and "[1]" are distinct', async () => {
+      await store.insert('Well', [{ pwi: 'A', groups: [1, '1', 1, [1], '[1]', [1], null, null, true, 'true', -0, 0] }]);
+      expect((await all(store, 'Well'))[0]!.groups).toEqual([1, '1', [1], '[1]', null, true, 'true', 0]);
+    });
+
     it('accepts Date objects for DateTime fields', async () => {
       await store.insert('Well', [{ pwi: 'A', spudDate: new Date(Date.UTC(2022, 1, 3)) }]);
       expect((await all(store, 'Well'))[0]!.spudDate).toBe('2022-02-03T00:00:00.000Z');

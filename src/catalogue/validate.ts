@@ -109,9 +109,12 @@ const CHECKS: Record<Category, (v: unknown) => Result> = {
     if (!Array.isArray(v)) return { ok: false, reason: `expected an array, got ${describe(v)}` };
     const r = jsonValue(v);
     if (!r.ok) return r;
-    const seen = new Set<string>();
+    // Scalars are their own keys (a Set tells 1 from "1" as JSON does); objects and arrays are keyed by their text.
+    const scalars = new Set<unknown>();
+    let texts: Set<unknown> | undefined;
     const out = (r.value as unknown[]).filter((x) => {
-      const k = JSON.stringify(x);
+      const seen = x === null || typeof x !== 'object' ? scalars : (texts ??= new Set());
+      const k = seen === scalars ? x : JSON.stringify(x);
       if (seen.has(k)) return false;
       seen.add(k);
       return true;
@@ -172,38 +175,49 @@ export interface ValidateOptions {
   index: number;
 }
 
-/** A normalised copy of `doc`, or the errors that make it invalid. Undefined values are dropped. */
+/** The errors of a valid document: shared, never written to. */
+const NO_ERRORS: readonly EnvelopeError[] = Object.freeze([]);
+
+/**
+ * A normalised copy of `doc`, or the errors that make it invalid. Undefined values are dropped.
+ * @example validateDocument(info, { pwi: 'W1', spudDate: '5/1/2024' }, { strict: true, index: 0 }).doc.spudDate // '2024-05-01T00:00:00.000Z'
+ */
 export function validateDocument(
   type: TypeInfo,
   doc: unknown,
   { strict, index }: ValidateOptions,
-): { doc: Record<string, unknown>; errors: EnvelopeError[] } {
-  const errors: EnvelopeError[] = [];
-  const out: Record<string, unknown> = {};
-  // Keeps `id` first in the stored JSON; stays undefined (and unwritten) until the store sets it.
-  out.id = undefined;
+): { doc: Record<string, unknown>; errors: readonly EnvelopeError[] } {
   if (!isPlainObject(doc)) {
-    errors.push({ code: 'VALIDATION', index, message: `document ${index}: expected an object, got ${describe(doc)}` });
-    return { doc: out, errors };
+    // Keeps `id` first in the stored JSON; stays undefined (and unwritten) until the store sets it.
+    return { doc: { id: undefined }, errors: [{ code: 'VALIDATION', index, message: `document ${index}: expected an object, got ${describe(doc)}` }] };
   }
-  for (const key of Object.keys(doc)) {
-    const value = doc[key];
-    if (value === undefined) continue;
+  // One native shallow copy (`id` first, as above), then one pass that replaces only the values a check normalises
+  // or copies: most of a document (strings, numbers, canonical dates) is stored as given.
+  const out: Record<string, unknown> = { id: undefined, ...doc };
+  let errors: EnvelopeError[] | undefined;
+  // The copy's own values are read, so a getter of `doc` runs once.
+  for (const key of Object.keys(out)) {
+    const value = out[key];
+    if (value === undefined) {
+      if (key !== 'id') delete out[key];
+      continue;
+    }
     const field = type.fields.get(key);
     if (field && value !== null) {
       const v = scalar(field.category, value);
       if (v !== UNDECIDED) {
-        put(out, key, v);
+        // A date given in another form (or a Date) is stored as its canonical text.
+        if (v !== value) put(out, key, v);
         continue;
       }
     }
     if (!field && key.length > LIMITS.nameLength) {
-      errors.push({ code: 'VALIDATION', index, field: key.slice(0, 64), message: `document ${index}: field name ${shown(key)} is longer than ${LIMITS.nameLength} characters` });
+      (errors ??= []).push({ code: 'VALIDATION', index, field: key.slice(0, 64), message: `document ${index}: field name ${shown(key)} is longer than ${LIMITS.nameLength} characters` });
       continue;
     }
     if (!field) {
       if (strict) {
-        errors.push({
+        (errors ??= []).push({
           code: 'UNKNOWN_FIELD',
           index,
           field: key,
@@ -213,15 +227,16 @@ export function validateDocument(
       }
       const r = jsonValue(value);
       if (r.ok) put(out, key, r.value);
-      else errors.push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
+      else (errors ??= []).push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
       continue;
     }
     const r = checkValue(field, value);
-    if (r.ok) put(out, key, r.value);
-    else errors.push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
+    if (r.ok) {
+      if (r.value !== value) put(out, key, r.value);
+    } else (errors ??= []).push({ code: 'VALIDATION', index, field: key, message: `document ${index}: ${key}: ${r.reason}` });
   }
   if (out.id !== undefined && out.id !== null && (typeof out.id !== 'string' || out.id === '')) {
-    errors.push({ code: 'VALIDATION', index, field: 'id', message: `document ${index}: id: expected a non-empty string` });
+    (errors ??= []).push({ code: 'VALIDATION', index, field: 'id', message: `document ${index}: id: expected a non-empty string` });
   }
-  return { doc: out, errors };
+  return { doc: out, errors: errors ?? NO_ERRORS };
 }

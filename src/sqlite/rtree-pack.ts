@@ -3,8 +3,8 @@
  *
  * Inserting a million points one by one costs SQLite's R*Tree a choose-subtree descent and frequent splits each
  * (measured at 1M Wells: 17–27 s a tree, in any insertion order, STR-sorted included). Packing builds the same
- * tree's nodes bottom-up instead, full and spatially tight, and writes them where the R*Tree module reads them
- * (ext/rtree/rtree.c):
+ * tree's nodes bottom-up instead, spatially tight and filled about as row-by-row inserts leave them (FILL), and
+ * writes them where the R*Tree module reads them (ext/rtree/rtree.c):
  * - `%_node(nodeno, data)`: node 1 is the root; a node is a blob of the tree's node size (the root's length):
  *   2-byte depth (read from the root only) + 2-byte cell count + cells, big-endian. A cell is an 8-byte rowid (a
  *   child's node number in an inner node) and minX, maxX, minY, maxY as 4-byte floats.
@@ -22,6 +22,12 @@ export interface Entries {
 }
 
 const CELL = 8 + 4 * 4;
+/**
+ * The share of a node's cells a packed tree fills, about what row-by-row inserts leave: a later insert into a full
+ * node splits it or makes the module reinsert a third of its cells, measured to double a single insert's cost at 100k
+ * Wells until the tree has split its way back to this fill.
+ */
+const FILL = 0.7;
 /** Float-rounding factors of rtree.c (RNDTOWARDS, RNDAWAY): one unit in the last place of a float, either way. */
 const TOWARDS = 1 - 1 / 8388608;
 const AWAY = 1 + 1 / 8388608;
@@ -52,6 +58,7 @@ export function packRtree(db: Db, table: string, added: Entries): void {
   const nodeSize = (db.prepare(`SELECT length(data) FROM ${ident(`${table}_node`)} WHERE nodeno = 1`).pluck().get() as number | undefined) ?? 0;
   const capacity = Math.floor((nodeSize - 4) / CELL);
   if (capacity < 2) throw new Error(`R*Tree ${table}: unexpected node size ${nodeSize}`);
+  const fill = Math.max(2, Math.floor(capacity * FILL));
   const n = all.ids.length;
   const leafOf = new Uint32Array(n);
 
@@ -64,7 +71,7 @@ export function packRtree(db: Db, table: string, added: Entries): void {
   let boxes = all.boxes;
   let count = n;
   do {
-    const groups = strGroups(boxes, count, capacity);
+    const groups = strGroups(boxes, count, fill);
     const up = new Float32Array(groups.length * 4);
     groups.forEach((g, k) => unionInto(boxes, g, up, k));
     levels.push({ children: groups, boxes: up });
