@@ -1,4 +1,7 @@
-/** lokijs in memory: unique + binary index on pwi, binary indexes on spudDate and basinName; geo is a full scan with where(). */
+/**
+ * lokijs in memory: unique + binary index on pwi, binary indexes on spudDate and basinName; geo is a full scan with
+ * where(). `clone`: its clone mode (each answer a copy of the stored objects, as a store's answers are), system `loki-clone`.
+ */
 import fs from 'node:fs';
 import Loki from 'lokijs';
 import { inBox, inRings } from '../geo.mjs';
@@ -25,19 +28,19 @@ function monthly(collection, keyOf) {
   );
 }
 
-export async function create({ file }) {
+export async function create({ file, clone = false }) {
   let db;
   let wells;
   let daily;
   const datafile = `${file}.loki.json`;
   return {
-    name: 'loki',
+    name: clone ? 'loki-clone' : 'loki',
     notes: { bounds: 'full scan, where()', polygon: 'full scan, where()', combined: 'full scan, where()', 'open-existing': 'loads its serialized JSON file', 'bulk-insert': 'given pre-copied objects (Loki keeps references)', 'dp-bulk-insert': 'given pre-copied objects' },
     prepare: { bulkInsert: copy, dpBulkInsert: copy, insertOne: (d) => structuredClone(d) },
     async reset() {
       db = new Loki('bench.db');
-      wells = db.addCollection('wells', OPTS);
-      daily = db.addCollection('daily', { indices: ['pwi'] });
+      wells = db.addCollection('wells', { ...OPTS, clone });
+      daily = db.addCollection('daily', { indices: ['pwi'], clone });
     },
     bulkInsert(docs) { wells.insert(docs); return docs.length; },
     insertOne(doc) { wells.insert(doc); return 1; },
