@@ -4,7 +4,9 @@
  * `store.database`); maxBytes bounds what it holds; bad option values are refused naming the option.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataStore, type OpenOptions } from '../src/index.js';
@@ -256,6 +258,20 @@ describe('documentCache', () => {
     expect(stats.entries).toBeGreaterThan(0);
     expect(stats.entries).toBeLessThan(500);
     expect(stats.maxBytes).toBe(maxBytes);
+  });
+
+  it('runs the README example as written', async () => {
+    const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const block = /### Document cache\n[^]*?```ts\n([^]*?)```/.exec(readme)![1]!;
+    const tmp = tempDir();
+    cleanups.push(tmp.cleanup);
+    // The block is plain JavaScript besides its import: run it with DataStore given, on a file of the test's own.
+    const code = block.replace(/^import .*$/m, '').replace("'wells.db'", JSON.stringify(tmp.file()));
+    const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => (...a: unknown[]) => Promise<Record<string, unknown>>;
+    const out = await new AsyncFunction('DataStore', `${code}\nreturn { same, frozen, stats, status, store };`)(DataStore);
+    cleanups.push(() => (out.store as DataStore).close());
+    expect([out.same, out.frozen, out.status]).toEqual([true, true, 'Producing']);
+    expect(out.stats).toMatchObject({ entries: 2, maxBytes: 268435456, hits: 2, misses: 2 });
   });
 
   it('refuses bad option values, naming the option', async () => {
