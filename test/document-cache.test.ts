@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DataStore, type OpenOptions } from '../src/index.js';
+import { createPool } from '../src/pool/pool.js';
 import { openPostgres } from '../src/postgres/index.js';
+import { removeBundles, workerScript } from './pool/helpers.js';
 import { tempDir } from './helpers/store.js';
 
 const CACHE = { documentCache: { maxBytes: 64 * 1024 * 1024 } };
@@ -258,6 +260,37 @@ describe('documentCache', () => {
     expect(stats.entries).toBeGreaterThan(0);
     expect(stats.entries).toBeLessThan(500);
     expect(stats.maxBytes).toBe(maxBytes);
+  });
+
+  it("sees the writes of a pool's writer thread in its readers' caches", async () => {
+    const tmp = tempDir();
+    const file = tmp.file();
+    const plain = DataStore.open(file);
+    const pool = await createPool(file, { readers: 1, workerScript: await workerScript(), ...CACHE });
+    cleanups.push(() => {
+      plain.close();
+      void pool.close().then(() => {
+        removeBundles();
+        tmp.cleanup();
+      });
+    });
+    await pool.insert('Well', wells(300));
+    const pages: [unknown, unknown][] = [
+      [{ basinName: 'Permian' }, { limit: 50 }],
+      [{ surfaceLoc: { bounds: [-103, 30, -101, 33] } }, { limit: 500 }],
+      [{}, { sortBy: 'spudDate', limit: 20, skip: 100 }],
+    ];
+    const read = async (store: { query(t: string, q: unknown, o: unknown): Promise<{ data: unknown[]; total: number }> }) => {
+      const out = [];
+      for (const [q, o] of pages) out.push(await store.query('Well', q, o).then((r) => [r.data, r.total]));
+      return out;
+    };
+    const dyn = (s: DataStore) => ({ query: (t: string, q: unknown, o: unknown) => s.dynamic.query(t, q, o) });
+    const pooled = { query: (t: string, q: unknown, o: unknown) => pool.query(t as 'Well', q as never, o as never) };
+    await read(pooled);
+    await pool.update('Well', { basinName: 'Permian' }, { statusCurrent: 'Producing' });
+    await pool.delete('Well', { pwi: { in: ['W00004', 'W00008'] } });
+    expect(await read(pooled)).toEqual(await read(dyn(plain)));
   });
 
   it('runs the README example as written', async () => {
