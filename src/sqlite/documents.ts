@@ -66,7 +66,7 @@ export class DocumentCache {
 
   /** Drops every document: a new LRU rather than clear(), which walks every entry. */
   clear(): void {
-    this.#lru = this.#empty();
+    if (this.#lru.size) this.#lru = this.#empty();
     this.#version = undefined;
     this.#changes = undefined;
   }
@@ -78,7 +78,7 @@ export class DocumentCache {
    */
   sync(version: number, changes: number): void {
     if (version !== this.#version || changes !== this.#changes) {
-      if (this.#version !== undefined) this.#lru = this.#empty();
+      if (this.#lru.size) this.#lru = this.#empty();
       this.#version = version;
       this.#changes = changes;
     }
