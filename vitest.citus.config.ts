@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * `npm run test:citus`: the shared suites (query case table, fields, cursors, pages, near, aggregates, write rules, soft delete,
- * journal, HTTP cases) on a local Citus cluster, a coordinator and two workers per test file (test/helpers/citus.ts).
+ * journal, HTTP cases) on a local Citus cluster, a coordinator and two workers per test file (scripts/pg-cluster.mjs).
  * CONSOLIDATA_BACKENDS makes `backends()` answer the Citus backend alone. Files run one at a time: three servers per
  * file on a small machine.
  */

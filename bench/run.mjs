@@ -73,11 +73,13 @@ const { DataStore } = lib;
 // `--baseline=DIR`: an earlier build of the library, measured beside this one (system `base`).
 const BASELINE = opt('baseline') ? path.resolve(opt('baseline')) : null;
 const baseLib = BASELINE ? await import(pathToFileURL(path.join(BASELINE, 'dist', 'index.js')).href) : null;
+// A bench server's memory, as a small production one is configured (fsync on, commits not waited for, as SQLite's WAL).
+const BENCH_PG = ['shared_buffers=256MB', 'max_wal_size=4GB', 'work_mem=16MB'];
 // PostgreSQL: the built consolidata/postgres entry, and a server (a throwaway one unless --pg-url or PG_URL names one).
 const postgres = PG ? await import(pathToFileURL(path.join(ROOT, 'dist', 'postgres.js')).href) : null;
 const cluster = PG ? await (async () => {
   const url = opt('pg-url') ?? process.env.PG_URL;
-  if (!url) return (await import('./pgcluster.mjs')).startCluster();
+  if (!url) return (await import('../scripts/pg-cluster.mjs')).startCluster({ throwaway: false, settings: BENCH_PG });
   const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -86,7 +88,7 @@ const cluster = PG ? await (async () => {
   return { url, version, stop() {} };
 })() : null;
 // Citus: a coordinator and two workers of its own (--citus-url names one instead), beside the PostgreSQL server above.
-const citus = CITUS ? (opt('citus-url') ? { url: opt('citus-url'), version: 'Citus', stop() {} } : await (await import('./pgcluster.mjs')).startCitus()) : null;
+const citus = CITUS ? (opt('citus-url') ? { url: opt('citus-url'), version: 'Citus', stop() {} } : await (await import('../scripts/pg-cluster.mjs')).startCitus({ throwaway: false, settings: BENCH_PG })) : null;
 
 // ---- configuration ----------------------------------------------------------------------------------------------
 const FULL = flag('full');

@@ -8,7 +8,7 @@
 // read while 10,000 Wells are written; each must be cut (or hold its events within the bounds) and memory stay bounded.
 // pinpoint-flood: 20 clients sending `in` of 100 pwis on DailyProduction (10,000 rows, the general lane) and never
 // reading. nested-bodies: 3 bodies of 16 MB of `[[[…` at once, refused naming the depth bound. pg-kill: a second
-// server, `serve` on a throwaway PostgreSQL (bench/pgcluster.mjs, synchronous commits), under 8 writers while its
+// server, `serve` on a throwaway PostgreSQL (scripts/pg-cluster.mjs, synchronous commits), under 8 writers while its
 // backends are terminated and killed (kill -9): the server must not exit and every acknowledged write must be there.
 //
 // The server: `--server cli` runs `dist/cli.js serve` (the default once dist has the pool's worker,
@@ -417,9 +417,9 @@ async function nestedBodies() {
  */
 async function pgKill(trials = 6) {
   const started = performance.now();
-  const { startCluster } = await import('./pgcluster.mjs');
+  const { startCluster } = await import('../scripts/pg-cluster.mjs');
   const { default: pg } = await import('pg');
-  const cluster = startCluster({ durable: true });
+  const cluster = startCluster({ durable: true, throwaway: false });
   const pgServer = spawn(process.execPath, [CLI, 'serve', '--db', `${cluster.url}&schema=stall`, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let exits = 0;
   pgServer.on('exit', () => exits++);

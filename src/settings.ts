@@ -84,6 +84,12 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   /** Called with every unexpected error and the request id its INTERNAL answer carries (the answer says only "internal error"). */
   onError?: (error: unknown, requestId: string) => void;
   /**
+   * Called once a write request (insert, insertMany, replace, update, delete) has done all its work, just before its
+   * transaction commits; `false` rolls it back and the write answers TIMEOUT with nothing written. For a host that
+   * gives up on writes at a deadline it enforces itself (the worker pool decides each write's fate this way).
+   */
+  beforeCommit?: () => boolean;
+  /**
    * Version history: every insert, replace, update and delete of the named types (`true`: every type but
    * VersionDocument and ActivityLog) also writes a VersionDocument in its transaction. Kept by triggers in the
    * file: once on, every writer of the file records it (README "Version history").
@@ -110,7 +116,7 @@ export const MMAP_BYTES = 2 ** 31;
 
 export const OPTION_NAMES = [
   'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'mmapSize', 'documentCache', 'clock', 'ids', 'onError',
-  'history', 'changeFeed', 'changeRetention', 'activityLog', 'tool', 'softDelete',
+  'beforeCommit', 'history', 'changeFeed', 'changeRetention', 'activityLog', 'tool', 'softDelete',
 ];
 
 /** Types whose writes are never journaled: they are the journal. */
@@ -139,6 +145,8 @@ export interface Settings {
   /** The `ids` seed of a deterministic store: its cursor key is made from it, so its cursors repeat as its ids do. */
   readonly idSeed: number | undefined;
   readonly onError: ((error: unknown, requestId: string) => void) | undefined;
+  /** See OpenOptions.beforeCommit. */
+  readonly beforeCommit: (() => boolean) | undefined;
   /** Types whose writes write a VersionDocument (canonical names). */
   readonly history: readonly string[];
   readonly changeFeed: boolean;
@@ -172,6 +180,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     throw new TypeError(`${caller}: ids must be a function returning a string, or an integer seed`);
   }
   if (options.onError !== undefined && typeof options.onError !== 'function') throw new TypeError(`${caller}: onError must be a function`);
+  if (options.beforeCommit !== undefined && typeof options.beforeCommit !== 'function') throw new TypeError(`${caller}: beforeCommit must be a function returning a boolean`);
   if (options.history !== undefined && options.history !== true && !Array.isArray(options.history)) {
     throw new TypeError(`${caller}: history must be true or an array of type names`);
   }
@@ -238,6 +247,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     newId: typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId(),
     idSeed: typeof ids === 'number' ? ids : undefined,
     onError: options.onError,
+    beforeCommit: options.beforeCommit,
     history,
     changeFeed: options.changeFeed ?? false,
     changeRetention: retention,

@@ -14,6 +14,7 @@ import { sqlite as sqliteDialect } from '../src/sqlite/dialect.js';
 import { parseCount } from '../src/query/aggregate.js';
 import { catalogueOf } from '../src/catalogue/index.js';
 import { backends } from './helpers/backends.js';
+import { distinctOf } from './helpers/reference.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
 
@@ -26,6 +27,24 @@ const DAILY = [
   { pwi: 'B', prodDate: '2024-04-02', oilVol: null, wellCount: 2, extra: { basin: 'Bakken' } },
   { pwi: 'C', prodDate: '2023-12-31', oilVol: 5, extra: { basin: 'Permian' } },
 ];
+
+/** `extra` of documents whose paths cross arrays at every step: of objects, of scalars, of arrays, empty, missing. */
+const NESTED: unknown[] = [
+  { a: [{ b: 1 }, { b: [2, 3] }, { b: [[6], 'x'] }, [{ b: 99 }], 7] },
+  { a: { b: [4, { c: 1 }, true] } },
+  { a: [{ b: null }, { c: 2 }, {}, { b: [] }] },
+  { a: [{ b: 5 }, { b: [[7, 8]] }], k: [{ m: [{ n: 1 }, { n: [2] }] }, { m: { n: 3 } }] },
+  { a: 'scalar', k: [[{ m: 1 }]] },
+  { a: [] },
+  {},
+];
+const NESTED_PATHS = ['extra.a', 'extra.a.b', 'extra.a.b.c', 'extra.k.m.n', 'extra.k.m', 'extra.a.0.b', 'extra.a.b.0', 'extra.k.0.m.n'];
+
+/** Small JSON values with arrays and objects along the members of NESTED_PATHS. */
+const NESTED_VALUE: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, fc.constantFrom(1, 2, 'x', 'y', true, null), fc.array(tie('value'), { maxLength: 3 }), tie('object')),
+  object: fc.record({ a: tie('value'), b: tie('value'), c: tie('value'), k: tie('value'), m: tie('value'), n: tie('value') }, { requiredKeys: [] }),
+})).object;
 
 async function seeded(open: () => Promise<DataStore>): Promise<DynamicStore> {
   const store = await open();
@@ -121,6 +140,38 @@ describe.each(backends())('$name', (backend) => {
     expect((await d.distinct('Well', 'groups')).data).toEqual(['gas', 'north', 'oil']);
     // MongoDB's order of types: numbers, strings, objects, arrays, booleans.
     expect((await d.distinct('Well', 'extra.tier')).data).toEqual([1, 2, 'a', { k: 1 }, true]);
+  });
+
+  it('distinct unwinds arrays at every step of the path as MongoDB does; a nested array is one value', async () => {
+    const store = await open();
+    const r = await store.dynamic.insert('Well', NESTED.map((extra, i) => ({ pwi: `N${i}`, extra })));
+    expect(r.success, r.message).toBe(true);
+    // The rule itself, stated once by hand: arrays of objects at `extra.a` give each element's `b`, arrays at `b` their
+    // elements, an array inside an array one value (leaf) or nothing (before the leaf).
+    expect(distinctOf(NESTED.map((extra) => ({ extra })), 'extra.a.b')).toEqual([1, 2, 3, 4, 5, 'x', { c: 1 }, [6], [7, 8], true]);
+    for (const path of NESTED_PATHS) {
+      const got = await store.dynamic.distinct('Well', path, { pwi: { ne: 'none' } });
+      expect(got.success, got.message).toBe(true);
+      expect([path, got.data]).toEqual([path, distinctOf(NESTED.map((extra) => ({ extra })), path)]);
+    }
+  });
+
+  it('property: distinct equals the reference over random nested documents', async () => {
+    const store = await open();
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(NESTED_VALUE, { maxLength: 6 }), fc.constantFrom(...NESTED_PATHS), async (extras, path) => {
+        const type = 'Well';
+        await store.dynamic.delete(type, { pwi: { regex: '^P' } });
+        if (extras.length) {
+          const r = await store.dynamic.insert(type, extras.map((extra) => ({ pwi: `P${n++}`, extra })));
+          expect(r.success, r.message).toBe(true);
+        }
+        const got = await store.dynamic.distinct(type, path);
+        expect(got.data).toEqual(distinctOf(extras.map((extra) => ({ extra })), path));
+      }),
+      { numRuns: Math.ceil(RUNS / 3) },
+    );
   });
 
   it('soft-deleted documents count nowhere unless includeDeleted', async () => {

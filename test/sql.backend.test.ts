@@ -1,5 +1,5 @@
 /** The one SQL backend: operations as generators run by a synchronous or an async runner, the retry policy, and SQLite's driver. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parsePlan } from '../src/query/parse.js';
 import { resolveSettings } from '../src/settings.js';
 import { RequestError } from '../src/envelope.js';
@@ -76,8 +76,11 @@ class FakeBackend extends SqlBackend<null> {
   readonly capabilities = { cursors: false, stream: false, bulk: false, feed: false };
   protected readonly dialect = sqlite;
   protected readonly changesTable = '"cd_changes"';
-  constructor(readonly fake: FakeDriver) {
-    super();
+  constructor(
+    readonly fake: FakeDriver,
+    beforeCommit?: () => boolean,
+  ) {
+    super({ beforeCommit });
   }
   protected get driver() {
     return this.fake;
@@ -126,22 +129,37 @@ describe('the retry policy, once for every engine', () => {
   });
 });
 
-describe("SQLite's driver", () => {
-  let backend: SqliteBackend | undefined;
-  afterEach(() => backend?.close());
+describe('beforeCommit, asked once a write request has done its work', () => {
+  it('false rolls the write back and answers TIMEOUT; a single statement then runs in a transaction too', () => {
+    const driver = new FakeDriver([]);
+    const ends: string[] = [];
+    driver.begin = () => void ends.push('begin');
+    driver.commit = () => void ends.push('commit');
+    driver.rollback = () => void ends.push('rollback');
+    let asked = 0;
+    expect(codeOf(() => new FakeBackend(driver, () => (asked++, false)).delete(well, all))).toBe('TIMEOUT');
+    expect([asked, driver.calls, ends]).toEqual([1, 1, ['begin', 'rollback']]);
+    ends.length = 0;
+    expect(new FakeBackend(driver, () => true).delete(well, all)).toBe(1);
+    expect(ends).toEqual(['begin', 'commit']);
+  });
 
-  it("nests a write's transaction as a savepoint inside one its caller holds (the pool's writer thread)", () => {
-    backend = new SqliteBackend(':memory:', settings);
-    const db = backend.database;
-    db.exec('BEGIN IMMEDIATE');
-    expect(backend.insert(well, [{ id: 'a', pwi: 'A' }, { id: 'b', pwi: 'B' }], false).insertedIds).toEqual(['a', 'b']);
-    // An atomic insert that collides rolls back its own savepoint only: the caller's transaction stays open.
-    const r = backend.insert(well, [{ id: 'c', pwi: 'C' }, { id: 'a', pwi: 'A2' }], true);
-    expect(r.rolledBack).toBe(true);
-    expect(r.errors.map((e) => e.code)).toEqual(['DUPLICATE_KEY']);
-    expect(db.inTransaction).toBe(true);
-    expect(db.prepare('SELECT id FROM "docs_Well" ORDER BY id').pluck().all()).toEqual(['a', 'b']);
-    db.exec('ROLLBACK');
-    expect(db.prepare('SELECT count(*) FROM "docs_Well"').pluck().get()).toBe(0);
+  it('on SQLite a write refused at the gate leaves nothing, and the next one commits', () => {
+    let open = false;
+    const backend = new SqliteBackend(':memory:', resolveSettings({ beforeCommit: () => open }, 'test'));
+    try {
+      expect(codeOf(() => backend.insert(well, [{ id: 'a', pwi: 'A' }], false))).toBe('TIMEOUT');
+      expect(backend.database.inTransaction).toBe(false);
+      expect(backend.database.prepare('SELECT count(*) FROM "docs_Well"').pluck().get()).toBe(0);
+      open = true;
+      expect(backend.insert(well, [{ id: 'a', pwi: 'A' }], false).insertedIds).toEqual(['a']);
+      expect(backend.database.prepare('SELECT count(*) FROM "docs_Well"').pluck().get()).toBe(1);
+    } finally {
+      backend.close();
+    }
+  });
+
+  it('must be a function', () => {
+    expect(() => resolveSettings({ beforeCommit: true as never }, 'open')).toThrow(/beforeCommit must be a function/);
   });
 });

@@ -16,6 +16,7 @@ import { encodeCursor } from '../query/cursor.js';
 import { parsePlan, type ParseContext } from '../query/parse.js';
 import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../query/aggregate.js';
 import type { Condition } from '../query/ast.js';
+import { nearest } from './nearest.js';
 import { summarize } from './summary.js';
 import type { Settings } from '../settings.js';
 import { rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
@@ -211,7 +212,7 @@ export class CoreStore {
 
   /** The envelope of a read plan's page. */
   #answer(info: TypeInfo, plan: QueryPlan): Envelope<AnyDoc> | Promise<Envelope<AnyDoc>> {
-    return andThen(this.#state.backend.query(info, plan), ({ data, total, next }) =>
+    return andThen(nearest(this.#state.backend, info, plan), ({ data, total, next }) =>
       envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next, this.#state.backend.cursorKey) : null }),
     );
   }

@@ -6,25 +6,20 @@
  * text, the next slice only when the pool asks (`next`), and a query without `limit` reads its documents as its
  * slices are taken, so memory stays one slice however large the answer.
  *
- * The writer runs each write (the store's own operation, which validates, stamps, journals and writes) inside a
- * transaction it holds around it: the store's transaction becomes a savepoint of it, so the writer's COMMIT is the
- * one moment the write becomes durable, and the commit gate (protocol.ts GATE) decides it. This is the one place
- * the gate's rule lives: a write the pool answered TIMEOUT never commits, a committed one is always answered. The
- * store alone cannot keep it: it commits inside its own call, while the pool may give up at any moment.
+ * The writer runs each write as the store's own operation (which validates, stamps, journals and writes). The commit
+ * gate (protocol.ts GATE) decides its fate through the store's `beforeCommit`, asked as the write's transaction is
+ * about to commit: a write the pool answered TIMEOUT never commits, a committed one is always answered.
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { WriteOptions } from '../core/store.js';
 import { failure } from '../core/run.js';
 import type { TextSlices } from '../core/slices.js';
-import { requestError, type Envelope } from '../envelope.js';
+import type { Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
 import { requestErrorOf } from '../sqlite/index.js';
 import { DynamicStore, type SqliteDynamicStore } from '../store.js';
 import { GATE, serializeError, SUMMARIES, type FromWorker, type Op, type SummaryOp, type ToWorker, type WorkerConfig } from './protocol.js';
-
-/** As the SQLite backend waits for a write's lock: this many tries (each waits busyTimeoutMs) before the write gives up. */
-const BUSY_ATTEMPTS = 3;
 
 const config = workerData as WorkerConfig;
 const port = parentPort!;
@@ -33,9 +28,22 @@ const post = (m: FromWorker) => port.postMessage(m);
 /** The time the pool's clock gave for the write being run (only read when the pool has a clock). */
 let now: unknown;
 
+const gate = config.gate ? new Int32Array(config.gate) : undefined;
+
+/**
+ * Takes the current write's fate from the pool: true when this thread may commit and answer it (the gate was moved
+ * RUNNING → COMMITTING here, now or by an earlier transaction of the same write), false when the pool cancelled it.
+ */
+function claim(): boolean {
+  if (!gate) return true;
+  const was = Atomics.compareExchange(gate, 0, GATE.RUNNING, GATE.COMMITTING);
+  return was === GATE.RUNNING || was === GATE.COMMITTING;
+}
+
 const options: OpenOptions = {
   ...config.options,
   ...(config.clock ? { clock: () => now as Date | string | number } : {}),
+  ...(gate ? { beforeCommit: claim } : {}),
   // The cause of an INTERNAL answer goes to the pool's thread, where the application's onError runs.
   onError: (error, requestId) => post({ t: 'onError', requestId, error: serializeError(error) }),
 };
@@ -46,14 +54,9 @@ interface OpenAnswer {
   readonly slices: TextSlices;
 }
 
-function isBusy(e: unknown): boolean {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-}
-
 /**
- * The answer to a failure past the store's own handling (its COMMIT here, a slice read): the request error the
- * engine's error means (a full database is STORE_FULL), then the store's own answer to a failure.
+ * The answer to a failure past the store's own handling (a slice read): the request error the engine's error means
+ * (a full database is STORE_FULL), then the store's own answer to a failure.
  */
 function failed(e: unknown): Envelope<never> {
   return failure(requestErrorOf(e) ?? e, options.onError);
@@ -75,8 +78,6 @@ try {
   port.close();
   throw e;
 }
-const db = store.database;
-const gate = config.gate ? new Int32Array(config.gate) : undefined;
 const size = { rows: config.batchRows, chars: config.batchChars };
 let open: OpenAnswer | undefined;
 
@@ -124,19 +125,6 @@ function sendNext(): void {
   post({ t: 'text', id: a.id, text: slice.text, end: slice.end });
 }
 
-/** Opens the write's transaction, waiting for another connection's lock as the backend does; past that, the request error. */
-function lock(): void {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      db.exec('BEGIN IMMEDIATE');
-      return;
-    } catch (e) {
-      if (!isBusy(e)) throw e;
-      if (attempt >= BUSY_ATTEMPTS) throw requestError('INTERNAL', `the database stayed locked by another connection through ${BUSY_ATTEMPTS} waits; nothing was written`);
-    }
-  }
-}
-
 function call(target: DynamicStore, op: Op, args: unknown[]): Promise<unknown> {
   switch (op) {
     case 'insert':
@@ -159,30 +147,13 @@ async function runWrite(id: number, op: Op, args: unknown[], userId: string): Pr
   if (gate && Atomics.load(gate, 0) !== GATE.RUNNING) return;
   let answer: unknown;
   try {
-    const target = userId === store.userId ? store : store.withUser(userId);
-    // The write runs inside this transaction (the store's own becomes a savepoint), so the commit below is the one
-    // moment it becomes durable, and the gate decides it.
-    lock();
-    answer = await call(target, op, args);
+    answer = await call(userId === store.userId ? store : store.withUser(userId), op, args);
   } catch (e) {
     answer = failed(e);
   }
-  if (!db.inTransaction) {
-    post({ t: 'done', id, answer });
-    return;
-  }
-  if (gate && Atomics.compareExchange(gate, 0, GATE.RUNNING, GATE.COMMITTING) !== GATE.RUNNING) {
-    // Cancelled: the pool answered TIMEOUT (or the caller aborted) and nothing may be written.
-    if (db.inTransaction) db.exec('ROLLBACK');
-    return;
-  }
-  try {
-    db.exec('COMMIT');
-  } catch (e) {
-    if (db.inTransaction) db.exec('ROLLBACK');
-    answer = failed(e);
-  }
-  post({ t: 'done', id, answer });
+  // A write that committed claimed the gate already; one that wrote nothing claims it to answer. Cancelled: the pool
+  // answered TIMEOUT (or the caller aborted) and nothing was written.
+  if (claim()) post({ t: 'done', id, answer });
 }
 
 function onMessage(m: ToWorker): void {
@@ -216,7 +187,6 @@ port.on('message', (m: ToWorker) => {
     if (m.t === 'run' || m.t === 'next') {
       try {
         closeAnswer();
-        if (db.inTransaction) db.exec('ROLLBACK');
       } catch {
         // Already answering INTERNAL.
       }

@@ -1,6 +1,6 @@
 /** PostgreSQL's hooks for summaries (src/sql/aggregate.ts): date buckets on the stored ISO text, JSON values as jsonb. */
 import type { SummaryHooks } from '../sql/aggregate.js';
-import { postgres } from './dialect.js';
+import { jsonbUnwound, postgres } from './dialect.js';
 
 /** A bucket's first instant, as the store writes dates: its date part, then `rest` (one constant, one concatenation). */
 const instant = (date: string, rest: string) => `(${date} || '${rest}T00:00:00.000Z')`;
@@ -41,6 +41,7 @@ export const POSTGRES_SUMMARY: SummaryHooks = {
     };
   },
   elements(steps) {
+    if (steps.length > 1) return { from: `jsonb_array_elements(${jsonbUnwound('m.doc', steps)}) AS e(v)`, json: 'e.v' };
     const y = postgres.doc.at('m.doc', steps).value;
     return { from: `jsonb_array_elements(CASE WHEN jsonb_typeof(${y}) = 'array' THEN ${y} ELSE jsonb_build_array(${y}) END) AS e(v)`, json: 'e.v' };
   },

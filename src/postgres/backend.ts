@@ -126,7 +126,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   #listener: Promise<PgClientLike | null> | undefined;
 
   private constructor(pool: PgPoolLike, settings: Settings, options: PostgresBackendOptions) {
-    super();
+    super(settings);
     this.#pool = pool;
     this.#driver = new PgDriver(pool, { schema: options.schema, lockTimeoutSet: options.lockTimeoutSet, busyTimeoutMs: settings.busyTimeoutMs });
     this.changesTable = qualified(options.schema, CHANGES_TABLE);
@@ -360,7 +360,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   async #select(s: Session, select: PgSelect, plan: QueryPlan): Promise<QueryResult> {
     const rows = await s.rows(select.sql, select.params);
     if (select.keyed) {
-      const total = plan.after ? plan.after.total : Number(rows[0]![0]);
+      const total = plan.after ? plan.after.total : (plan.counted ?? Number(rows[0]![0]));
       const page = (rows as [unknown, string | null, number, string | null, string][]).filter((r) => r[1] !== null);
       const more = page.length > plan.limit;
       if (more) page.pop();

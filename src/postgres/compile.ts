@@ -4,7 +4,7 @@
  */
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan } from '../query/ast.js';
-import { compileWhere as whereOf, sortShape, withDistance, type Select } from '../sql/compile.js';
+import { compileCondition, compileWhere as whereOf, reachedNear, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { bound, join, sql, type Sql } from '../sql/fragment.js';
 import { postgres, toPostgres } from './dialect.js';
 import { key } from './names.js';
@@ -57,7 +57,7 @@ export type PgSelect = Select;
  * and key, for the cursor of the next page.
  * @example selectStatement('"public"."docs_Well"', 'true', plan)
  */
-export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance'>): PgSelect {
+export function selectStatement(table: string, where: Sql | string, plan: Pick<QueryPlan, 'sort' | 'limit' | 'skip' | 'after' | 'fields' | 'distance' | 'reach' | 'counted'>): PgSelect {
   const shape = sortShape(postgres, plan.sort);
   // The answer's text: the stored document, or its projection (options.fields), with its distance (options.distance).
   const body = sql`${withDistance(postgres, plan.fields ? projection(plan.fields) : 'body', plan)} AS body`;
@@ -74,11 +74,14 @@ export function selectStatement(table: string, where: Sql | string, plan: Pick<Q
   const columns = join(shape.keys.map((k, i) => sql`${k.expr} AS k${i}`), ', ');
   const again = shape.keys.map((k, i) => `p.k${i} ${k.direction}`).join(', ');
   if (plan.limit > 0) {
-    const filter = plan.after ? sql`(${where}) AND ${shape.after(plan.after)}` : where;
+    // A k-nearest page reads its neighbourhood only (reachedNear): the smaller cap's GiST boxes, ANDed.
+    const cut = reachedNear(plan);
+    const near = cut ? sql`(${where}) AND ${compileCondition(postgres, cut, { type: '', tree: true })}` : where;
+    const filter = plan.after ? sql`${near} AND ${shape.after(plan.after)}` : near;
     // One row past the limit tells whether a cursor should continue.
     const page = sql`SELECT ${body}, ${shape.rank} AS r, (${shape.key})::text AS k, seq AS s, ${columns} FROM ${table} WHERE ${filter} ORDER BY ${order} LIMIT ${bound(plan.limit + 1, 'bigint')} OFFSET ${bound(plan.skip, 'bigint')}`;
     // A page after a cursor is not counted again: its total is the one the cursor carries.
-    const counted = plan.after ? `(SELECT NULL::bigint AS total)` : sql`(SELECT count(*) AS total FROM ${table} WHERE ${where})`;
+    const counted = plan.after || plan.counted !== undefined ? `(SELECT NULL::bigint AS total)` : sql`(SELECT count(*) AS total FROM ${table} WHERE ${where})`;
     return statement(sql`SELECT c.total, p.body, p.r, p.k, p.s FROM ${counted} AS c LEFT JOIN LATERAL (${page}) AS p ON true ORDER BY ${again}`, true);
   }
   const rows = sql`SELECT ${body}, ${columns} FROM ${table} WHERE ${where} ORDER BY ${order} OFFSET ${bound(plan.skip, 'bigint')}`;

@@ -188,15 +188,41 @@ function jsonbCandidates(doc: string, steps: readonly Step[]): string {
   let level = query(doc, 'strict $');
   for (const [n, step] of steps.entries()) {
     const name = pathName(step.name);
-    let values = query(level, `strict $[*] ? (@.type() == "object").keyvalue() ? (@.key == ${name}).value`);
+    const { values, indexed } = stepValues(level, step);
     const missed = [`jsonb_path_exists(${level}, 'strict $[*] ? (@.type() != "object" || !(exists(@.keyvalue() ? (@.key == ${name}))))')`];
-    for (const i of step.indexes) {
-      missed.push(`jsonb_path_exists(${values}, 'strict $[*] ? (@.type() != "array")')`);
-      values = query(values, `strict $[*] ? (@.type() == "array" && @.size() > ${Math.trunc(i)})[${Math.trunc(i)}]`);
-    }
+    for (const before of indexed) missed.push(`jsonb_path_exists(${before}, 'strict $[*] ? (@.type() != "array")')`);
     const nulls = missing(missed.join(' OR '));
-    level = n === steps.length - 1 ? `(${values} || ${query(values, 'strict $[*] ? (@.type() == "array")[*]')} || ${nulls})` : `(${query(values, 'lax $[*][*]')} || ${nulls})`;
+    level = n === steps.length - 1 ? `(${values} || ${query(values, 'strict $[*] ? (@.type() == "array")[*]')} || ${nulls})` : `(${fanOut(values)} || ${nulls})`;
   }
+  return level;
+}
+
+/**
+ * One step from a level (a jsonb array of values): the member of each object that has it, then each index of arrays
+ * long enough; `indexed` holds the values before each index (what the null padding of `jsonbCandidates` tests).
+ */
+function stepValues(level: string, step: Step): { values: string; indexed: string[] } {
+  let values = query(level, `strict $[*] ? (@.type() == "object").keyvalue() ? (@.key == ${pathName(step.name)}).value`);
+  const indexed: string[] = [];
+  for (const i of step.indexes) {
+    indexed.push(values);
+    values = query(values, `strict $[*] ? (@.type() == "array" && @.size() > ${Math.trunc(i)})[${Math.trunc(i)}]`);
+  }
+  return { values, indexed };
+}
+
+/** Arrays of a level fanned out one level (lax `[*]` of a non-array is the value itself). */
+const fanOut = (values: string) => query(values, 'lax $[*][*]');
+
+/**
+ * The values MongoDB's distinct reads along a path of jsonb `doc`, as one jsonb array: at every step arrays fan out
+ * one level and only objects go on; the leaf's arrays give their elements (a nested array is one value). No
+ * subquery and no joined set-returning function, so Citus evaluates it on the shards.
+ * @example `jsonb_array_elements(${jsonbUnwound('m.doc', path.steps)})`
+ */
+export function jsonbUnwound(doc: string, steps: readonly Step[]): string {
+  let level = query(doc, 'strict $');
+  for (const step of steps) level = fanOut(stepValues(level, step).values);
   return level;
 }
 

@@ -86,4 +86,11 @@ export interface QueryPlan {
   readonly distance: { readonly name: string; readonly near: Near } | null;
   /** Warnings for the envelope's `issues`. */
   readonly issues: readonly string[];
+  /**
+   * A k-nearest page's neighbourhood (src/core/nearest.ts): the page reads the matches within this many metres of its
+   * leading `near` sort key's point only; the count still reads every match.
+   */
+  readonly reach?: number;
+  /** The total when already counted (a k-nearest search that grew its neighbourhood): the page is not counted again. */
+  readonly counted?: number;
 }

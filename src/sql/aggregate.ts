@@ -31,7 +31,11 @@ export interface SummaryHooks {
   json(steps: FieldPath['steps']): string;
   /** The key of a JSON value (`json` or an element's): grouped by the value, ordered as MongoDB orders types. */
   key(json: string): GroupKey;
-  /** A FROM item of the values at `steps` of `m.doc`: the leaf's elements when it is an array, else the leaf itself. */
+  /**
+   * A FROM item of the values at `steps` of `m.doc`, as MongoDB's distinct reads a path: an array at any step fans out
+   * into its elements (one level: an element that is itself an array is one value at the leaf, and reaches no member
+   * before it), non-objects end the path before the leaf.
+   */
   elements(steps: FieldPath['steps']): { from: string; json: string };
   /** A sum that never overflows (SQLite's integer sum throws past 2^63). */
   sum(x: string): string;

@@ -5,6 +5,7 @@
  * (the retry policy, the journal's context and ActivityLog, deletes, updates, the feed's reads) exists once.
  */
 import type { TypeInfo } from '../catalogue/index.js';
+import type { Settings } from '../settings.js';
 import { requestError, type RequestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import {
@@ -125,6 +126,13 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
   protected journals = false;
   /** Write transactions this connection committed: the feed's version changes with them. */
   protected commits = 0;
+  /** Asked before each write request commits (OpenOptions.beforeCommit): false rolls it back. */
+  readonly #beforeCommit: (() => boolean) | undefined;
+
+  constructor(settings: Pick<Settings, 'beforeCommit'>) {
+    this.#beforeCommit = settings.beforeCommit;
+  }
+
   /** True when the journal's triggers run on other servers too (Citus' workers): its context must reach them. */
   protected get distributed(): boolean {
     return false;
@@ -173,6 +181,7 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
     yield* call(d.begin(s, kind, prelude));
     try {
       const r = yield* body;
+      if (kind === 'write' && this.#beforeCommit && !this.#beforeCommit()) throw requestError('TIMEOUT', 'the write was cancelled before it committed; nothing was written');
       yield* call(d.commit(s));
       if (kind === 'write') this.commits++;
       return r;
@@ -198,8 +207,8 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
     const op = journal?.op ?? w.op;
     const ctx = journal && this.journals && op !== 'insert' ? context(this.dialect, { op, activity: journal.activityId, at: journal.at, ms: Date.parse(journal.at), by: journal.userId }, this.distributed) : null;
     const log = journal?.log;
-    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add round trips.
-    if (statements === 1 && !ctx && !log && !prelude.length && this.driver.alone) return this.exec((s) => this.#alone(s, body));
+    // A single statement is atomic on its own: BEGIN/COMMIT around it would only add round trips (unless asked to commit).
+    if (statements === 1 && !ctx && !log && !prelude.length && this.driver.alone && !this.#beforeCommit) return this.exec((s) => this.#alone(s, body));
     // Before any savepoint the write takes: rolling back to one would undo it.
     return this.exec((s) => this.transaction(s, 'write', this.#journaled(s, w, body, ctx?.clear ?? null, log), ctx ? [ctx.set, ...prelude] : prelude));
   }

@@ -2,7 +2,7 @@
  * Checked conditions and sorts → SQL fragments, once for every engine: the dialect (dialect.ts) answers what differs.
  * JSON paths come only from checked path steps (see query/parse.ts); every value is bound.
  */
-import { EARTH_RADIUS, RADIANS, TINY } from '../geo/near.js';
+import { capBoxes, EARTH_RADIUS, RADIANS, TINY } from '../geo/near.js';
 import type { Condition, FieldPath, Keyset, Near, QueryPlan, Sort, SortKey, Step } from '../query/ast.js';
 import { COMPARE, type Dialect, type JsonSource, type JsonValue, type KeyShape, type SomeValue, type SortShape, type Target } from './dialect.js';
 import { bound, join, sql, type Compiled, type Param, type Sql } from './fragment.js';
@@ -211,6 +211,28 @@ export function withDistance(d: Dialect, doc: string, plan: Pick<QueryPlan, 'dis
   if (!plan.distance) return doc;
   // Names are checked against a strict pattern (query/parse.ts): safe inside a JSON string and a SQL literal.
   return sql`(substr(${doc}, 1, length(${doc}) - 1) || ',"${plan.distance.name}":' || ${d.floatText(distance(d, plan.distance.near))} || '}')`;
+}
+
+/**
+ * The `near` condition a k-nearest page reads within `plan.reach` (src/core/nearest.ts): its leading sort key's, cut
+ * to that distance (its boxes those of the smaller cap); null when the plan has no reach.
+ * @example reachedNear({ ...plan, reach: 2000 })?.max // 2000
+ */
+export function reachedNear(plan: Pick<QueryPlan, 'sort' | 'reach'>): Near | null {
+  const near = plan.sort?.keys[0]?.near;
+  if (plan.reach === undefined || !near || plan.reach >= near.max) return null;
+  return { ...near, max: plan.reach, boxes: capBoxes(near.point, plan.reach) };
+}
+
+/**
+ * The conditions a page reads: the plan's, its k-nearest key's `near` cut to `plan.reach` (see reachedNear).
+ * @example compileWhere(dialect, pageConditions(plan), target)
+ */
+export function pageConditions(plan: Pick<QueryPlan, 'conditions' | 'sort' | 'reach'>): readonly Condition[] {
+  const cut = reachedNear(plan);
+  if (!cut) return plan.conditions;
+  const near = plan.sort!.keys[0]!.near!;
+  return plan.conditions.map((c) => (c === near ? cut : c));
 }
 
 /**

@@ -1,4 +1,5 @@
 /** SQLite's hooks for summaries (src/sql/aggregate.ts): date buckets on the stored ISO text, JSON values by type class. */
+import type { Step } from '../query/ast.js';
 import type { SummaryHooks } from '../sql/aggregate.js';
 import { jsonPath } from './dialect.js';
 
@@ -40,9 +41,22 @@ export const SQLITE_SUMMARY: SummaryHooks = {
     };
   },
   elements(steps) {
-    const p = jsonPath(steps);
-    const values = `(CASE json_type(m.doc, ${p}) WHEN 'array' THEN m.doc -> ${p} ELSE json_array(m.doc -> ${p}) END)`;
-    return { from: `json_each${values} AS e`, json: `(${values} -> e.fullkey)` };
+    // One array per step, as MongoDB's distinct reads a path: an array fans out one level into its elements, and only
+    // objects among them go on to the next step (an array inside an array is one value at the leaf, nothing before).
+    const unwound = (base: string, step: Step) => {
+      const p = jsonPath([step]);
+      return `(CASE json_type(${base}, ${p}) WHEN 'array' THEN ${base} -> ${p} ELSE json_array(${base} -> ${p}) END)`;
+    };
+    if (steps.length === 1) {
+      const values = unwound('m.doc', steps[0]!);
+      return { from: `json_each${values} AS e`, json: `(${values} -> e.fullkey)` };
+    }
+    const from = [`json_each${unwound('m.doc', steps[0]!)} AS n1`];
+    for (let i = 1; i < steps.length - 1; i++) from.push(`json_each(CASE n${i}.type WHEN 'object' THEN ${unwound(`n${i}.value`, steps[i]!)} ELSE '[]' END) AS n${i + 1}`);
+    const n = `n${steps.length - 1}`;
+    const values = `(CASE ${n}.type WHEN 'object' THEN ${unwound(`${n}.value`, steps[steps.length - 1]!)} ELSE '[]' END)`;
+    from.push(`json_each${values} AS e`);
+    return { from: from.join(', '), json: `(${values} -> e.fullkey)` };
   },
   // SQLite's integer sum() fails past 2^63; the answer is a JavaScript number anyway.
   sum: (x) => `sum(CAST(${x} AS REAL))`,

@@ -74,7 +74,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
    * @example const backend = new SqliteBackend(':memory:', resolveSettings({}, 'open'));
    */
   constructor(source: string | Uint8Array, settings: Settings) {
-    super();
+    super(settings);
     this.#settings = settings;
     this.#docs = settings.documentCache ? new DocumentCache(settings.documentCache.maxBytes) : null;
     this.memory = typeof source !== 'string' || source === ':memory:' || source === '';
@@ -213,6 +213,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
 
   /** fn in one read transaction: every statement it runs sees one snapshot. */
   #snapshot<T>(fn: () => T): T {
+    // Inside one already (a cached read holds one around its page): that snapshot is the one.
+    if (this.#db.inTransaction) return fn();
     return runSync(this.transaction(this.#driver, 'read', this.#now(fn)));
   }
 
@@ -275,10 +277,10 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     type Row = { d: unknown; s: number; r: number; k: string | number | null; n?: number };
     let rows: Row[];
     let total: number;
-    if (plan.after) {
-      // A cursor carries the total counted when paging began: later pages are not counted again.
+    if (plan.after || plan.counted !== undefined) {
+      // A cursor carries the total counted when paging began (a grown k-nearest search, the one it counted): later pages are not counted again.
       rows = this.#statements.get(select.sql).pluck(false).all(...select.params) as Row[];
-      total = plan.after.total;
+      total = plan.after?.total ?? plan.counted!;
     } else {
       const one = this.#onePass(info, select);
       // One read transaction: the page and the total come from the same snapshot.
@@ -290,7 +292,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
         }
         const r = this.#statements.get(select.sql).pluck(false).all(...select.params) as Row[];
         // A page that ends before the limit is the last one: every match is before its end, and no count runs.
-        const last = r.length <= plan.limit && (r.length > 0 || plan.skip === 0);
+        // Not so for a k-nearest page's neighbourhood (plan.reach): matches lie beyond it.
+        const last = plan.reach === undefined && r.length <= plan.limit && (r.length > 0 || plan.skip === 0);
         return [r, last ? plan.skip + r.length : this.#count(select)];
       }) as [Row[], number];
     }

@@ -6,7 +6,7 @@
 import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan, Sort } from '../query/ast.js';
 import type { Settings } from '../settings.js';
-import { compileCondition, compileWhere as whereOf, scalarPart, sortShape, withDistance, type Select } from '../sql/compile.js';
+import { compileCondition, compileWhere as whereOf, pageConditions, scalarPart, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { literalPrefix } from '../sql/prefix.js';
 import { fieldExpr, jsonPath, sqlite, toSqlite } from './dialect.js';
@@ -140,6 +140,8 @@ function indexServed(conditions: readonly Condition[], target: SelectTarget): bo
 export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: number, rowids = false): CompiledSelect {
   const table = ident(docsTable(target.type));
   const where = whereOf(sqlite, plan.conditions, { type: target.type, tree: true });
+  // A k-nearest page reads its neighbourhood only (pageConditions); the count reads every match.
+  const reached = plan.reach === undefined ? where : whereOf(sqlite, pageConditions(plan), { type: target.type, tree: true });
   const paged = plan.limit > 0 || plan.skip > 0;
   const keyed = plan.limit > 0;
   // In insertion order, the matches are found first as a set of rowids, then read in rowid order: the
@@ -149,7 +151,7 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
     (c) => c.path.scalar && ((c.op === 'eq' && c.value !== null) || (c.op === 'in' && c.values.length <= 100)) && target.keyed.has(c.path.steps[0]!.name),
   );
   const listed = plan.conditions.length > 0 && !plan.sort && !pinpoint;
-  let filter: Sql | string = listed ? sql`rowid IN (SELECT rowid FROM ${table} WHERE ${where})` : where;
+  let filter: Sql | string = listed ? sql`rowid IN (SELECT rowid FROM ${table} WHERE ${where})` : reached;
   let from = table;
   if (plan.after && listed) {
     // A later page in insertion order. Listing the matches again would read every one of them on every page (an
@@ -174,7 +176,7 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
     columns = sql`${doc} AS d, rowid AS s, ${rank} AS r, ${key} AS k`;
     // Several sort keys: their JSON array (k) does not sort as they do, so the page is read by its own statement.
     const lead = plan.sort?.keys.length === 1 ? plan.sort.keys[0]! : null;
-    if (!plan.after && plan.conditions.length && (!plan.sort || lead)) {
+    if (!plan.after && plan.reach === undefined && plan.conditions.length && (!plan.sort || lead)) {
       const dir = lead?.order === -1 ? 'DESC' : 'ASC';
       const order = (t: string) => (!lead ? `${t}s ASC` : lead.path.scalar || lead.near ? `${t}k ${dir}, ${t}s ASC` : `${t}r ${dir}, ${t}k ${dir}, ${t}s ASC`);
       onePass = {

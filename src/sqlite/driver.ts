@@ -60,17 +60,9 @@ export class SqliteDriver implements Driver<SqliteDriver> {
     return this.statements.get(c.sql).run(...c.params).changes;
   }
 
-  /**
-   * Opened transactions, innermost last: true where it is a savepoint inside a transaction the caller holds (the
-   * pool's writer thread opens its own around each write), as better-sqlite3's nested transactions are.
-   */
-  readonly #nested: boolean[] = [];
-
   /** Writes take the write lock up front (BEGIN IMMEDIATE): no upgrade deadlock. */
   begin(_s: SqliteDriver, kind: 'read' | 'write', prelude: readonly (Compiled | string)[]): void {
-    const nested = this.db.inTransaction;
-    this.statements.get(nested ? 'SAVEPOINT cd_tx' : kind === 'write' ? 'BEGIN IMMEDIATE' : 'BEGIN').run();
-    this.#nested.push(nested);
+    this.statements.get(kind === 'write' ? 'BEGIN IMMEDIATE' : 'BEGIN').run();
     try {
       for (const p of prelude) this.statements.get(typeof p === 'string' ? p : p.sql).run(...(typeof p === 'string' ? [] : p.params));
     } catch (e) {
@@ -81,20 +73,12 @@ export class SqliteDriver implements Driver<SqliteDriver> {
 
   /** A COMMIT that fails (a full disk) leaves the transaction open, for `rollback` to end. */
   commit(): void {
-    this.statements.get(this.#nested[this.#nested.length - 1] ? 'RELEASE cd_tx' : 'COMMIT').run();
-    this.#nested.pop();
+    this.statements.get('COMMIT').run();
   }
 
   /** SQLite may have rolled the transaction back itself (a full database does). */
   rollback(): void {
-    const nested = this.#nested.pop();
-    if (!this.db.inTransaction) return;
-    if (!nested) {
-      this.statements.get('ROLLBACK').run();
-      return;
-    }
-    this.statements.get('ROLLBACK TO cd_tx').run();
-    this.statements.get('RELEASE cd_tx').run();
+    if (this.db.inTransaction) this.statements.get('ROLLBACK').run();
   }
 
   retry(e: unknown): Retry {

@@ -13,8 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { DataStore, type OpenOptions } from '../../src/index.js';
 import { openPostgres } from '../../src/postgres/index.js';
-import { startCitus } from './citus.js';
-import { startCluster, type PgCluster } from './pg.js';
+import { startCitus, startCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
 
 export interface StoreBackend {
   readonly name: 'sqlite' | 'sqlite (documentCache)' | 'postgres' | 'postgres (own pool)' | 'citus' | 'citus (own pool)';
@@ -93,7 +92,9 @@ export function postgresBackend(options: { ownPool?: boolean } = {}): StoreBacke
   if (!hooked) {
     hooked = true;
     beforeAll(async () => {
-      cluster = citus ? await startCitus() : startCluster();
+      // Four shards a table, two per worker: every statement across shards still meets both workers, and creating
+      // the ~20 tables of a store stays quick (Citus's default of 32 takes seconds per schema).
+      cluster = citus ? await startCitus({ shards: 4 }) : startCluster();
       pool = new pg.Pool({ connectionString: cluster.url, max: 4 });
     }, 180_000);
     afterAll(async () => {

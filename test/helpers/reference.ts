@@ -79,6 +79,29 @@ export function testedValues(doc: unknown, steps: readonly Step[], i = 0): unkno
   return testedValues(v, steps, i + 1);
 }
 
+/**
+ * The values MongoDB's `distinct` reads along a path (its dotted-path extraction): an array met before the leaf fans
+ * out one level and only its objects go on (an array inside it reaches no member); the leaf's array gives its elements,
+ * a nested array among them one value. `undefined` stands for a missing leaf.
+ */
+export function unwoundValues(doc: unknown, steps: readonly Step[], i = 0): unknown[] {
+  const v = member(doc, steps[i]!);
+  if (v === NONE) return [];
+  if (i === steps.length - 1) return Array.isArray(v) ? v : [v];
+  return (Array.isArray(v) ? v : [v]).filter(isObject).flatMap((e) => unwoundValues(e, steps, i + 1));
+}
+
+/**
+ * `distinct(path)` over documents: the unwound values, null and missing left out, each once (by JSON text), in sort order.
+ * @example distinctOf([{ a: [{ b: 1 }, { b: [2, [3]] }] }], 'a.b') // [1, 2, [3]]
+ */
+export function distinctOf(docs: readonly Doc[], path: string): unknown[] {
+  const steps = parsePath(path);
+  const seen = new Map<string, unknown>();
+  for (const doc of docs) for (const v of unwoundValues(doc, steps)) if (v !== null && v !== undefined) seen.set(JSON.stringify(v), v);
+  return [...seen.values()].sort(compareForSort);
+}
+
 /** The value a sort reads: a plain JSON path, no array traversal (as compileOrder's json_extract). */
 export function sortValue(doc: unknown, steps: readonly Step[]): unknown {
   let node: unknown = doc;

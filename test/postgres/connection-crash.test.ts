@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataStore } from '../../src/index.js';
 import { openPostgres } from '../../src/postgres/index.js';
-import { startCluster, type PgCluster } from '../helpers/pg.js';
+import { startCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
 
 const WRITERS = 8;
 

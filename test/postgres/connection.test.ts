@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DataStore } from '../../src/index.js';
 import { serve } from '../../src/cli/serve.js';
 import { openPostgres } from '../../src/postgres/index.js';
-import { startCluster, type PgCluster } from '../helpers/pg.js';
+import { startCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
 
 let cluster: PgCluster;
 let admin: pg.Client;
