@@ -11,6 +11,7 @@ export default defineConfig({
     include: [
       'test/citus/**/*.test.ts',
       'test/query.cases.test.ts',
+      'test/key-order.test.ts',
       'test/fields.test.ts',
       'test/cursor.backends.test.ts',
       'test/one-pass.test.ts',

@@ -99,6 +99,11 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   changeFeed?: boolean;
   /** Change events kept (the oldest are pruned, 1,000 at a time, past this many). Default 100,000. */
   changeRetention?: number;
+  /**
+   * Bytes of change events (as JSON) a subscriber of the feed (a watch, a long poll, an SSE stream) may hold unread;
+   * past it, it is dropped with CHANGES_OVERFLOW and resumes from its last seq. Default 8 MiB.
+   */
+  feedBufferBytes?: number;
   /** One ActivityLog document per write request, in the request's transaction (refusals in their own). Default false. */
   activityLog?: boolean;
   /**
@@ -111,12 +116,18 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
   tool?: { name: string; version?: string };
 }
 
+/**
+ * Bytes of change events a feed subscriber may hold unread by default: a bulk write of about 5,000 Wells reaches a
+ * reader that keeps up, while a stalled one is dropped before it holds more (events are shared by every subscriber).
+ */
+export const FEED_BUFFER_BYTES = 8 * 1024 * 1024;
+
 /** Bytes of a file store mapped for reads by default (see README "Memory"): the most the bundled SQLite maps. */
 export const MMAP_BYTES = 2 ** 31;
 
 export const OPTION_NAMES = [
   'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'mmapSize', 'documentCache', 'clock', 'ids', 'onError',
-  'beforeCommit', 'history', 'changeFeed', 'changeRetention', 'activityLog', 'tool', 'softDelete',
+  'beforeCommit', 'history', 'changeFeed', 'changeRetention', 'feedBufferBytes', 'activityLog', 'tool', 'softDelete',
 ];
 
 /** Types whose writes are never journaled: they are the journal. */
@@ -151,6 +162,7 @@ export interface Settings {
   readonly history: readonly string[];
   readonly changeFeed: boolean;
   readonly changeRetention: number;
+  readonly feedBufferBytes: number;
   readonly activityLog: boolean;
   /** Types whose deletes are soft (canonical names), as the options say (the file may add more: see the backend). */
   readonly softDelete: readonly string[];
@@ -189,6 +201,8 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
   }
   const retention = options.changeRetention ?? 100_000;
   if (!Number.isSafeInteger(retention) || retention < 1) throw new RangeError(`${caller}: changeRetention must be a positive integer`);
+  const feedBufferBytes = options.feedBufferBytes ?? FEED_BUFFER_BYTES;
+  if (!Number.isSafeInteger(feedBufferBytes) || feedBufferBytes < 1) throw new RangeError(`${caller}: feedBufferBytes must be a positive integer of bytes`);
   const tool = options.tool ?? { name: 'consolidata' };
   if (typeof tool !== 'object' || tool === null || typeof tool.name !== 'string' || (tool.version !== undefined && typeof tool.version !== 'string')) {
     throw new TypeError(`${caller}: tool must be { name: string, version?: string }`);
@@ -251,6 +265,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     history,
     changeFeed: options.changeFeed ?? false,
     changeRetention: retention,
+    feedBufferBytes,
     activityLog: options.activityLog ?? false,
     softDelete,
     tool: { name: tool.name, version: tool.version ?? VERSION },

@@ -7,8 +7,8 @@ import { resolveSettings } from '../src/settings.js';
 import { SqliteBackend } from '../src/sqlite/backend.js';
 
 /** A store over a SQLite backend whose feed the test can spy on. */
-function open(file = ':memory:') {
-  const settings = resolveSettings({ changeFeed: true }, 'test');
+function open(file = ':memory:', feedBufferBytes?: number) {
+  const settings = resolveSettings({ changeFeed: true, ...(feedBufferBytes ? { feedBufferBytes } : {}) }, 'test');
   const backend = new SqliteBackend(file, settings);
   return { backend, feed: backend.feed, store: DynamicStore.over(backend, settings) };
 }
@@ -69,6 +69,23 @@ describe('one reader per store', () => {
     // One read of what committed, and one for the 100 watchers sharing a query: not one per watcher.
     expect(calls.read).toHaveBeenCalledTimes(2);
     await Promise.all(watches.map((w) => w.return()));
+    await store.close();
+  });
+
+  it('polls the version through a statement prepared once, not pragma() (which prepares one on each call)', async () => {
+    const { backend, store } = open();
+    const watch = store.watch('Well', { pollMs: 5 });
+    const pending = watch.next();
+    await tick(30);
+    const prepare = vi.spyOn(backend.database, 'prepare');
+    const pragma = vi.spyOn(backend.database, 'pragma');
+    const version = vi.spyOn(backend.feed, 'version');
+    await tick(60);
+    expect(version).toHaveBeenCalled();
+    expect(pragma).not.toHaveBeenCalled();
+    expect(prepare).not.toHaveBeenCalled();
+    await watch.return();
+    await pending;
     await store.close();
   });
 
@@ -194,6 +211,67 @@ describe('a subscriber that does not read', () => {
     expect(error).toBeInstanceOf(DataStoreError);
     expect(error).toMatchObject({ code: 'CHANGES_OVERFLOW' });
     expect(await watch.next()).toEqual({ done: true, value: undefined });
+    await store.close();
+  });
+});
+
+describe('a subscriber past feedBufferBytes', () => {
+  const big = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ pwi: `B${from + i}`, name: 'x'.repeat(5000) }));
+
+  it('is dropped when new events find it holding more than the bound; a watch that keeps up gets a larger commit whole', async () => {
+    const bound = 100_000;
+    const { store } = open(':memory:', bound);
+    const dropped: unknown[] = [];
+    const stalled = store.watch('Well', { pollMs: 5, onDrop: (e) => dropped.push(e) });
+    const reading = store.watch('Well', { pollMs: 5 });
+    const firsts = [stalled.next(), reading.next()];
+    await tick(30);
+    await store.insert('Well', big(0, 1));
+    await Promise.all(firsts);
+    // One commit of about 1 MB, ten times the bound: handed whole to both, the reading watch takes all of it.
+    await store.insert('Well', big(1, 200));
+    const seqs: number[] = [];
+    for await (const e of reading) if (seqs.push(e.seq) === 200) break;
+    expect(seqs).toEqual(Array.from({ length: 200 }, (_, i) => i + 2));
+    expect(dropped).toEqual([]);
+    // The next commit finds the stalled watch still holding the first: dropped at once, without a next() pending.
+    await store.insert('Well', big(201, 1));
+    await vi.waitFor(() => expect(dropped).toHaveLength(1));
+    expect(dropped[0]).toBeInstanceOf(DataStoreError);
+    expect(dropped[0]).toMatchObject({ code: 'CHANGES_OVERFLOW' });
+    await expect(stalled.next()).rejects.toMatchObject({ code: 'CHANGES_OVERFLOW' });
+    await store.close();
+  });
+
+  it('is an open option of a positive integer of bytes', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, '1'] as unknown[]) {
+      expect(() => resolveSettings({ feedBufferBytes: bad as number }, 'DataStore.open')).toThrow(RangeError);
+    }
+    expect(() => resolveSettings({ feedBufferBytes: 0 }, 'DataStore.open')).toThrow(/DataStore.open: feedBufferBytes must be a positive integer of bytes/);
+    expect(resolveSettings({}, 'DataStore.open').feedBufferBytes).toBe(8 * 1024 * 1024);
+  });
+
+  it('holds the bound and one batch at most, and lets every event go once dropped', async () => {
+    const bound = 100_000;
+    const { feed, store } = open(':memory:', bound);
+    const fanout = new Fanout({ feed, gate: () => null, closed: () => store.closed, bufferBytes: bound });
+    const sub = fanout.subscribe({ info: null, plan: null, after: feed.head() as number, pollMs: 5 });
+    expect(await sub.take(10)).toEqual([]);
+    void sub.wait(60_000);
+    await vi.waitFor(() => expect(fanout.live).toBe(1));
+    const held: number[] = [];
+    for (let i = 0; i < 10 && fanout.live; i++) {
+      await store.insert('Well', big(i * 10, 10));
+      await tick(20);
+      held.push(sub.bytes);
+    }
+    expect(fanout.live).toBe(0);
+    // Ten events of about 5.4 KB a commit: the bound and one commit at most, then nothing.
+    expect(Math.max(...held)).toBeLessThanOrEqual(bound + 10 * 6000);
+    expect(Math.max(...held)).toBeGreaterThan(bound);
+    expect(held.at(-1)).toBe(0);
+    expect(fanout.buffered).toBe(0);
+    await expect(sub.take(1)).rejects.toMatchObject({ errors: [{ code: 'CHANGES_OVERFLOW' }] });
     await store.close();
   });
 });

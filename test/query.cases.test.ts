@@ -61,21 +61,9 @@ async function runStore(backend: StoreBackend, c: QueryCase, indexed: boolean): 
   }
 }
 
-/**
- * Cases Citus does not answer yet: an object compared with its key order along a path of several steps reads `body`
- * (json, which has no jsonpath) through joined set-returning functions, which Citus refuses in a correlated subquery
- * ("cannot push down this subquery"); the request answers INTERNAL. README "Citus" names the limit.
- */
-const NOT_ON_CITUS = new Set([
-  'whole-object eq: same key order matches',
-  'whole-object eq: key order matters (no match)',
-  'eq an object matches an element',
-  'regression: regex . on an array element holding U+2028, ANDed with whole-object in',
-]);
-
 describe.each(backends())('$name', (backend) => {
 describe('query case table', () => {
-  for (const c of backend.citus ? CASES.filter((x) => !NOT_ON_CITUS.has(x.name)) : CASES) {
+  for (const c of CASES) {
     it(`${c.name}: ${show(c.query)}${c.options ? ` ${show(c.options)}` : ''} → [${c.expected.join(', ')}]`, async () => {
       const total = c.total ?? c.expected.length;
       const store = await runStore(backend, c, false);

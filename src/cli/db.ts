@@ -35,14 +35,14 @@ export interface OpenDbOptions {
   /** Added to the "no such database file" message. */
   hint?: string;
   onError?: OpenOptions['onError'];
-  /** The journal and soft delete (serve's --history, --change-feed, --activity-log, --soft-delete). */
+  /** The journal and soft delete (serve's --history, --change-feed, --feed-buffer-bytes, --activity-log, --soft-delete). */
   journal?: JournalOptions;
   /** SQLite: bytes of the file mapped for reads (serve's --mmap-size); a PostgreSQL database refuses it. */
   mmapSize?: number;
 }
 
 /** The open options the CLI's journal flags set. */
-export type JournalOptions = Pick<OpenOptions, 'history' | 'changeFeed' | 'activityLog' | 'softDelete'>;
+export type JournalOptions = Pick<OpenOptions, 'history' | 'changeFeed' | 'feedBufferBytes' | 'activityLog' | 'softDelete'>;
 
 /**
  * A flag's list of types: `all` for every type (true), else comma-separated names (checked when the store opens).

@@ -48,14 +48,16 @@ program
   .option('--max-query-ms <ms>', 'SQLite: stop a request after this long and answer 503 TIMEOUT (0: never)', integer('--max-query-ms', 0, 2 ** 31 - 1), 30_000)
   .option('--history <types>', "keep a VersionDocument per change of these types (comma-separated, or 'all'); stays on in the database")
   .option('--change-feed', 'keep change events, served at GET /api/data/changes; stays on in the database')
+  .option('--feed-buffer-bytes <bytes>', 'bytes of change events a feed subscriber (an SSE stream, a long poll) may hold unread before it is dropped (default 8388608)', integer('--feed-buffer-bytes', 1))
   .option('--activity-log', 'write an ActivityLog document per write request')
   .option('--soft-delete <types>', "delete stamps these types' documents instead of removing them (comma-separated, or 'all'); stays on in the database")
   .option('--mmap-size <bytes>', 'SQLite: bytes of the file mapped for reads (default 2147483648; 0: read through read() alone, for a file the OS does not keep cached)', integer('--mmap-size', 0))
-  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number; history?: string; changeFeed?: boolean; activityLog?: boolean; softDelete?: string; mmapSize?: number }) => {
+  .action(async (o: { db: string; port: number; host: string; sample?: boolean; basicAuth?: string; workers?: number; maxQueryMs: number; history?: string; changeFeed?: boolean; feedBufferBytes?: number; activityLog?: boolean; softDelete?: string; mmapSize?: number }) => {
     let running;
     const journal = {
       ...(o.history ? { history: typesFlag(o.history) } : {}),
       ...(o.changeFeed ? { changeFeed: true } : {}),
+      ...(o.feedBufferBytes !== undefined ? { feedBufferBytes: o.feedBufferBytes } : {}),
       ...(o.activityLog ? { activityLog: true } : {}),
       ...(o.softDelete ? { softDelete: typesFlag(o.softDelete) } : {}),
     } as JournalOptions;

@@ -16,6 +16,8 @@ export interface FeedStart {
   plan: QueryPlan | null;
   after: number;
   pollMs: number;
+  /** `after` is the feed's head (the request had no `since`). */
+  atHead: boolean;
 }
 
 /** What a watch needs of its store. */
@@ -24,11 +26,16 @@ export interface WatchSource {
   readonly start: Promise<FeedStart>;
   closed(): boolean;
   signal?: AbortSignal | undefined;
+  /** Told at once when its subscriber is dropped or the feed fails (with the error a `next()` would reject with). */
+  onDrop?: ((error: unknown) => void) | undefined;
   /** The error a `next()` rejects with for an error of the feed. */
   error(e: unknown): unknown;
 }
 
 const done = (): IteratorReturnResult<void> => ({ done: true, value: undefined });
+
+/** Why a watch's own signal was aborted: its iteration ended. */
+const ENDED = new Error('the watch ended');
 
 /**
  * The change feed's events in commit order, taken from its subscription to the store's one reader (fanout.ts),
@@ -39,9 +46,11 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   readonly #source: WatchSource;
   /** Aborted when the iteration ends, whatever ended it: wakes the poll's sleep and drops the signal's listener. */
   readonly #halt = new AbortController();
-  /** Resolved by `return()` or the signal: ends a pending `next()` at once. */
-  readonly #stopped: Promise<IteratorReturnResult<void>>;
-  #stop!: () => void;
+  /**
+   * The pending `next()`s, each ended `{ done: true }` by `return()` or the signal. Not one long-lived promise raced
+   * against every step: each race would leave it a reaction holding its step's event until the iteration ends.
+   */
+  readonly #pending = new Set<() => void>();
   #queue: Promise<unknown> = Promise.resolve();
   #done = false;
   /** Its place among the store's feed readers, once the first `next()` ran. */
@@ -49,12 +58,6 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
 
   constructor(source: WatchSource) {
     this.#source = source;
-    this.#stopped = new Promise((resolve) => {
-      this.#stop = () => {
-        this.#end();
-        resolve(done());
-      };
-    });
     const signal = source.signal;
     if (signal?.aborted) this.#stop();
     else if (signal) {
@@ -69,21 +72,42 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
   }
 
   /** The next event; `{ done: true }` once the iteration ended (at once when `return()` is called meanwhile). */
-  next(): Promise<IteratorResult<ChangeEvent, void>> {
-    if (this.#done) return Promise.resolve(done());
-    const step = this.#queue.then(() => this.#step());
+  async next(): Promise<IteratorResult<ChangeEvent, void>> {
+    const [e] = await this.#settle(1, Infinity);
+    return e ? { done: false, value: e } : done();
+  }
+
+  /**
+   * The events there are now, up to about `maxBytes` of JSON (at least one, waited for as `next()` waits), in one
+   * step rather than one `next()` each: a consumer sending them on (an SSE stream) takes a commit at a time.
+   * Empty once the iteration ended.
+   * @example for (let batch = await w.nextBatch(65536); batch.length; batch = await w.nextBatch(65536)) send(batch);
+   */
+  nextBatch(maxBytes: number): Promise<ChangeEvent[]> {
+    return this.#settle(Infinity, maxBytes);
+  }
+
+  /** One step, run after the steps asked for before it; [] once the iteration ended (at once on `return()`). */
+  #settle(limit: number, maxBytes: number): Promise<ChangeEvent[]> {
+    if (this.#done) return Promise.resolve([]);
+    const step = this.#queue.then(() => this.#step(limit, maxBytes));
     this.#queue = step.catch(() => undefined);
-    const settled = step.then(
-      (r) => {
-        if (r.done) this.#end();
-        return r;
-      },
-      (e: unknown) => {
-        this.#end();
-        throw this.#source.error(e);
-      },
-    );
-    return Promise.race([settled, this.#stopped]);
+    return new Promise((resolve, reject) => {
+      const stop = () => resolve([]);
+      this.#pending.add(stop);
+      step.then(
+        (events) => {
+          this.#pending.delete(stop);
+          if (!events.length) this.#end();
+          resolve(events);
+        },
+        (e: unknown) => {
+          this.#pending.delete(stop);
+          this.#end();
+          reject(this.#source.error(e));
+        },
+      );
+    });
   }
 
   /** Ends the iteration: a pending `next()` answers `{ done: true }`, and so does every later one. */
@@ -98,9 +122,17 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
     return Promise.reject(e);
   }
 
+  /** Ends the iteration and every pending `next()` with `{ done: true }`. */
+  #stop(): void {
+    this.#end();
+    for (const stop of this.#pending) stop();
+    this.#pending.clear();
+  }
+
   #end(): void {
     this.#done = true;
-    this.#halt.abort();
+    // A reason of its own: without one, abort() makes a DOMException and captures a stack, for each stream that ends.
+    this.#halt.abort(ENDED);
     this.#sub?.close();
   }
 
@@ -108,18 +140,19 @@ export class ChangeStream implements AsyncGenerator<ChangeEvent, void, undefined
     return this.#done || this.#source.closed();
   }
 
-  async #step(): Promise<IteratorResult<ChangeEvent, void>> {
-    if (this.#ended()) return done();
+  async #step(limit: number, maxBytes: number): Promise<ChangeEvent[]> {
+    if (this.#ended()) return [];
     if (!this.#sub) {
-      const { fanout, info, plan, after, pollMs } = await this.#source.start;
-      if (this.#ended()) return done();
-      this.#sub = fanout.subscribe({ info, plan, after, pollMs });
+      const { fanout, info, plan, after, pollMs, atHead } = await this.#source.start;
+      if (this.#ended()) return [];
+      const onDrop = this.#source.onDrop;
+      this.#sub = fanout.subscribe({ info, plan, after, pollMs, atHead, ...(onDrop ? { onFail: (e: unknown) => onDrop(this.#source.error(e)) } : {}) });
     }
     for (;;) {
-      if (this.#ended()) return done();
-      const [e] = await this.#sub.take(1);
-      if (e) return { done: false, value: e };
-      if (this.#ended()) return done();
+      if (this.#ended()) return [];
+      const events = await this.#sub.take(limit, maxBytes);
+      if (events.length) return events;
+      if (this.#ended()) return [];
       await this.#sub.wait(60_000, this.#halt.signal);
     }
   }

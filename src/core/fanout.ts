@@ -7,6 +7,7 @@ import type { ChangeEvent, ChangeFeed } from '../backend.js';
 import type { TypeInfo } from '../catalogue/index.js';
 import { requestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
+import { FEED_BUFFER_BYTES } from '../settings.js';
 import { sleep } from './change-stream.js';
 
 /** Events read at a time. */
@@ -15,12 +16,30 @@ export const BATCH = 1000;
 /** Events a subscriber may hold unread; past it, it is dropped with CHANGES_OVERFLOW so memory stays bounded. */
 export const MAX_BUFFERED = 10_000;
 
+/** Each event's JSON text, made once whatever the number of subscribers holding it (the same objects are handed to all). */
+const texts = new WeakMap<object, string>();
+
+/**
+ * An event as JSON, serialised once per process: subscribers count its length against their bound, SSE streams send it.
+ * @example const bytes = new TextEncoder().encode(`data: ${eventJson(e)}\n\n`);
+ */
+export function eventJson(e: object): string {
+  let text = texts.get(e);
+  if (text === undefined) {
+    text = JSON.stringify(e);
+    texts.set(e, text);
+  }
+  return text;
+}
+
 /** What the reader needs of its store. */
 export interface FanoutSource {
   readonly feed: ChangeFeed;
   /** The atomic load holding the store's connection, if any: the feed is read after it. */
   gate(): Promise<unknown> | null;
   closed(): boolean;
+  /** Bytes of events (as JSON) a subscriber may hold unread before it is dropped (default FEED_BUFFER_BYTES). */
+  bufferBytes?: number;
 }
 
 /** Where a subscriber starts: what it filters by, the seq it reads after, how often it wants new events looked for. */
@@ -31,6 +50,10 @@ export interface SubscriberStart {
   pollMs: number;
   /** Events it reads of its backlog at a time (default BATCH). */
   batch?: number;
+  /** Called when it is dropped (CHANGES_OVERFLOW) or the feed fails, whether or not a `take()` is waiting. */
+  onFail?: (e: unknown) => void;
+  /** `after` is the feed's head, read when the request was made (no `since`). */
+  atHead?: boolean;
 }
 
 /**
@@ -64,6 +87,13 @@ export class Fanout {
   /** Subscribers the reader hands events to (for tests and monitoring). */
   get live(): number {
     return this.#live.size;
+  }
+
+  /** Bytes of events its live subscribers hold unread, counted once per subscriber (for tests and monitoring). */
+  get buffered(): number {
+    let bytes = 0;
+    for (const sub of this.#live) bytes += sub.bytes;
+    return bytes;
   }
 
   /** The reader's position, polling started if it was not; -1 once the store closed. */
@@ -160,6 +190,8 @@ export class Fanout {
       this.#position = to;
       await this.#deal(events, from, to);
       if (events.length < BATCH) return;
+      // Its subscribers take what they were handed before the next batch: a stream that keeps up is never over its bound.
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -210,7 +242,7 @@ export class Fanout {
 /**
  * One reader's view of the feed: the events after its position, of its type and query, in commit order. Behind the
  * store's reader, `take()` reads its backlog itself; level with it, it is handed new events, at most MAX_BUFFERED
- * unread before it is dropped.
+ * or its store's `feedBufferBytes` unread before it is dropped.
  */
 export class Subscriber {
   readonly info: TypeInfo | null;
@@ -223,9 +255,14 @@ export class Subscriber {
   readonly #fanout: Fanout;
   readonly #source: FanoutSource;
   readonly #batch: number;
+  readonly #onFail: ((e: unknown) => void) | undefined;
+  readonly #atHead: boolean;
   /** Events held, unread from #head on: taking from the front moves an index, not every event behind it. */
   #buffer: ChangeEvent[] = [];
   #head = 0;
+  /** Bytes (as JSON) of the events held unread, and the most it may hold when new events come. */
+  #bytes = 0;
+  readonly #maxBytes: number;
   #error: unknown = undefined;
   #closed = false;
   /** Handed new events by the store's reader. */
@@ -242,6 +279,9 @@ export class Subscriber {
     this.after = start.after;
     this.pollMs = start.pollMs;
     this.#batch = start.batch ?? BATCH;
+    this.#onFail = start.onFail;
+    this.#atHead = start.atHead ?? false;
+    this.#maxBytes = source.bufferBytes ?? FEED_BUFFER_BYTES;
     this.key = `${start.info?.name ?? ''}\u0000${JSON.stringify(start.plan?.conditions ?? [], planKey)}`;
   }
 
@@ -250,24 +290,45 @@ export class Subscriber {
     return this.#buffer.length - this.#head;
   }
 
+  /** Bytes (as JSON) of the events held unread (at most the store's `feedBufferBytes` and one batch). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
   /**
    * At most `limit` events available now: buffered ones, else (while behind the store's reader) one read of its
    * backlog. Empty when there is none yet; rejects once it was dropped or the feed failed.
    */
-  async take(limit: number): Promise<ChangeEvent[]> {
+  async take(limit: number, maxBytes = Infinity): Promise<ChangeEvent[]> {
     if (this.#error !== undefined) throw this.#error;
     // With a query, its first take reads once (a seek past its position), so a query the feed refuses rejects it
     // rather than the first match; without one, a subscriber level with the polling reader joins it without a read.
-    if (this.buffered || this.#live || this.#closed || ((this.#read || !this.plan?.conditions.length) && this.#fanout.join(this))) return this.#takeBuffered(limit);
+    if (this.buffered || this.#live || this.#closed) return this.#takeBuffered(limit, maxBytes);
+    if (this.#read || !this.plan?.conditions.length) {
+      // Started at the feed's head: the reader is started now if it was not (a look at its own head, once per store
+      // rather than a read per subscriber), and a commit since makes join() refuse it, leaving it to read that itself.
+      if (this.#atHead && this.#fanout.at < 0) await this.#fanout.position();
+      if (this.#closed || this.#fanout.join(this)) return this.#takeBuffered(limit, maxBytes);
+    }
     if (await ready(this.#source)) await this.#catchUp();
     if (this.#error !== undefined) throw this.#error;
-    return this.#takeBuffered(limit);
+    return this.#takeBuffered(limit, maxBytes);
   }
 
-  /** Up to `limit` buffered events, in O(limit): a watch takes one at a time from a backlog of up to MAX_BUFFERED. */
-  #takeBuffered(limit: number): ChangeEvent[] {
-    const out = this.#buffer.slice(this.#head, this.#head + limit);
-    this.#head += out.length;
+  /**
+   * Up to `limit` buffered events, and no more than reach `maxBytes` of JSON (at least one), in O(limit): a watch takes
+   * one at a time from a backlog of up to MAX_BUFFERED.
+   */
+  #takeBuffered(limit: number, maxBytes: number): ChangeEvent[] {
+    let end = Math.min(this.#buffer.length, this.#head + limit);
+    let bytes = 0;
+    for (let i = this.#head; i < end; i++) {
+      bytes += eventJson(this.#buffer[i]!).length;
+      if (bytes >= maxBytes) end = i + 1;
+    }
+    const out = this.#buffer.slice(this.#head, end);
+    this.#head = end;
+    this.#bytes -= bytes;
     if (this.#head === this.#buffer.length) this.#drop();
     // Compacted once the read part is most of it, so the array's moves stay O(1) per event.
     else if (this.#head > 1024 && this.#head * 2 > this.#buffer.length) {
@@ -281,6 +342,7 @@ export class Subscriber {
   #drop(): void {
     this.#buffer = [];
     this.#head = 0;
+    this.#bytes = 0;
   }
 
   /**
@@ -295,16 +357,16 @@ export class Subscriber {
     }
     if (this.buffered || this.#error !== undefined || this.#closed || signal?.aborted) return;
     await new Promise<void>((resolve) => {
-      const halt = new AbortController();
+      // A timer, not an AbortController: aborting one makes a DOMException with a stack, on every wake of every stream.
+      const timer = setTimeout(() => done(), ms);
       const done = () => {
         if (this.#wake === done) this.#wake = null;
         signal?.removeEventListener('abort', done);
-        halt.abort();
+        clearTimeout(timer);
         resolve();
       };
       this.#wake = done;
       signal?.addEventListener('abort', done, { once: true });
-      void sleep(ms, halt.signal).then(done);
     });
   }
 
@@ -316,22 +378,31 @@ export class Subscriber {
     this.wake();
   }
 
-  /** Takes the events past its position (already of its type and query) and moves its position to `to`. */
+  /**
+   * Takes the events past its position (already of its type and query) and moves its position to `to`. Past
+   * MAX_BUFFERED events, or still holding more than its bound of bytes when new events come, it is dropped
+   * (CHANGES_OVERFLOW), its buffer let go: a reader that stalls (a loop that stopped iterating, an SSE client that
+   * stopped reading) never grows memory past the bound and one batch.
+   */
   offer(events: ChangeEvent[], to: number): void {
+    // Bytes are checked once per batch, before it: one commit larger than the bound still reaches a reader that keeps up.
+    if (this.#bytes > this.#maxBytes) return this.#overflow();
     let added = false;
     for (const e of events) {
       if (e.seq <= this.after) continue;
-      if (this.buffered >= MAX_BUFFERED) {
-        const message = `the change feed's reader fell ${MAX_BUFFERED} events behind and was dropped; resume from since=${this.after}`;
-        this.fail(requestError('CHANGES_OVERFLOW', message));
-        return;
-      }
+      if (this.buffered >= MAX_BUFFERED) return this.#overflow();
       this.#buffer.push(e);
+      this.#bytes += eventJson(e).length;
       this.after = e.seq;
       added = true;
     }
     this.pass(to);
     if (added) this.wake();
+  }
+
+  #overflow(): void {
+    const message = `the change feed's reader fell more than ${MAX_BUFFERED} events or ${this.#maxBytes} bytes behind and was dropped; resume from since=${this.after}`;
+    this.fail(requestError('CHANGES_OVERFLOW', message));
   }
 
   /** Moves its position past events it does not want. */
@@ -341,11 +412,13 @@ export class Subscriber {
 
   /** Drops it with `e`: its buffer is let go, its next `take()` rejects. */
   fail(e: unknown): void {
+    if (this.#error !== undefined) return;
     this.#error = e;
     this.#drop();
     this.#live = false;
     this.#fanout.leave(this);
     this.wake();
+    this.#onFail?.(e);
   }
 
   /** Called by the reader it joined. */
@@ -366,6 +439,7 @@ export class Subscriber {
     this.#read = true;
     if (this.#closed) return;
     this.#buffer.push(...events);
+    for (const e of events) this.#bytes += eventJson(e).length;
     if (events.length) this.after = events.at(-1)!.seq;
     // Seq order is commit order: the events up to the reader's position that did not match are not scanned again.
     if (events.length < this.#batch) this.after = Math.max(this.after, position);

@@ -19,9 +19,14 @@ export interface WatchOptions {
   pollMs?: number;
   /** Ends the iteration when aborted. */
   signal?: AbortSignal;
+  /**
+   * Called once, at once, when the watch is dropped for falling behind (CHANGES_OVERFLOW) or its feed fails, even while
+   * no `next()` is pending: a consumer waiting on something else (an SSE stream waiting for its socket) ends then.
+   */
+  onDrop?: (error: unknown) => void;
 }
 
-export interface ChangesOptions extends WatchOptions {
+export interface ChangesOptions extends Omit<WatchOptions, 'onDrop'> {
   /** Events answered at most (default 1,000, at most 10,000). */
   limit?: number;
   /** How long to wait for a first event, in ms (default 0: answer at once). */
@@ -46,6 +51,7 @@ export function watch(state: State, type: string | undefined, options: WatchOpti
   ensureOpen(state);
   const o: WatchOptions = options ?? {};
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new TypeError('watch: options must be an object');
+  if (o.onDrop !== undefined && typeof o.onDrop !== 'function') throw new TypeError('watch: onDrop must be a function');
   const start = feedFrom(state, type, o, head(state, o));
   // Its failure is the first next()'s answer, even when the watch ends before one is asked for.
   start.catch(() => undefined);
@@ -53,6 +59,7 @@ export function watch(state: State, type: string | undefined, options: WatchOpti
     start,
     closed: () => state.closed,
     signal: o.signal,
+    onDrop: o.onDrop,
     error: (e) => (e instanceof RequestError ? new DataStoreError(fail(e.errors)) : e),
   });
 }
@@ -69,9 +76,9 @@ export function changes(state: State, type: string | undefined, options: Changes
     if (!Number.isSafeInteger(limit) || limit < 1 || limit > 10_000) throw requestError('INVALID_REQUEST', 'limit: expected an integer from 1 to 10000', { field: 'limit' });
     const waitMs = o.waitMs ?? 0;
     if (typeof waitMs !== 'number' || !(waitMs >= 0 && waitMs <= 300_000)) throw requestError('INVALID_REQUEST', 'waitMs: expected a number of milliseconds from 0 to 300000', { field: 'waitMs' });
-    const { fanout, info, plan, after, pollMs } = await feedFrom(state, type, o, from);
+    const { fanout, info, plan, after, pollMs, atHead } = await feedFrom(state, type, o, from);
     const deadline = performance.now() + waitMs;
-    const sub = fanout.subscribe({ info, plan, after, pollMs, batch: limit });
+    const sub = fanout.subscribe({ info, plan, after, pollMs, atHead, batch: limit });
     try {
       for (;;) {
         const data = await sub.take(limit);
@@ -114,8 +121,8 @@ async function feedFrom(state: State, type: string | undefined, o: WatchOptions,
   if (!capabilities.feed || !(await feed.enabled())) throw requestError('INVALID_REQUEST', 'the change feed is off; open the store with { changeFeed: true }');
   const info = type === undefined ? null : resolveType(state, type);
   const plan = info && o.query !== undefined ? parsePlan(parseContext(state, info), o.query, undefined) : null;
-  const fanout = (state.fanout ??= new Fanout({ feed, gate: () => state.gate, closed: () => state.closed }));
-  if (o.since === undefined) return { feed, fanout, info, plan, after: await (from ?? feed.head()), pollMs };
+  const fanout = (state.fanout ??= new Fanout({ feed, gate: () => state.gate, closed: () => state.closed, bufferBytes: state.settings.feedBufferBytes }));
+  if (o.since === undefined) return { feed, fanout, info, plan, after: await (from ?? feed.head()), pollMs, atHead: true };
   const bounds = await feed.bounds();
   if (o.since < bounds.first - 1) {
     const message = `since: the events after ${o.since} were pruned (the feed keeps the newest, see changeRetention); the oldest kept is ${bounds.first}`;
@@ -126,5 +133,5 @@ async function feedFrom(state: State, type: string | undefined, o: WatchOptions,
     const message = `since: ${o.since} is ahead of the change feed, whose newest event is ${bounds.last} (a seq of another database, or of this one before a restore); resume from ${bounds.last}, or without since`;
     throw requestError('INVALID_REQUEST', message, { field: 'since' });
   }
-  return { feed, fanout, info, plan, after: o.since, pollMs };
+  return { feed, fanout, info, plan, after: o.since, pollMs, atHead: false };
 }

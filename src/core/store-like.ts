@@ -31,7 +31,7 @@ export interface StoreLike {
   distinct(type: string, field: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<unknown>>;
   withUser(userId: string): StoreLike;
   /** The change feed (`GET /data/changes`); absent: the route answers that the store has none. */
-  watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal }): AsyncGenerator<{ seq: number }, void, undefined>;
+  watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal; onDrop?: (error: unknown) => void }): AsyncGenerator<{ seq: number }, void, undefined> & { nextBatch?(maxBytes: number): Promise<{ seq: number }[]> };
   changes?(type?: string, options?: { since?: number; query?: unknown; limit?: number; waitMs?: number; signal?: AbortSignal }): Promise<Envelope<unknown>>;
   /** A store that streams a query's answer (the pool): the adapter then writes it chunk by chunk, never whole. */
   queryStream?(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStreamLike>;

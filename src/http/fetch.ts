@@ -2,7 +2,7 @@
 import { BoundedBody } from './body.js';
 import { createRouter } from './route.js';
 import type { StoreInput } from '../core/store-like.js';
-import { BodyError, type HttpOptions } from './types.js';
+import { BodyError, joined, type Chunk, type HttpOptions } from './types.js';
 
 /** Reads a Fetch body, cancelling the stream as soon as it crosses `limit` or nests too deep (BoundedBody). */
 export async function readFetchBody(request: Request, limit: number): Promise<Uint8Array> {
@@ -28,7 +28,7 @@ export async function readFetchBody(request: Request, limit: number): Promise<Ui
 }
 
 /** A streamed answer as a Fetch body: a chunk is read from the store only when the client's side pulls one. */
-function textStream(chunks: AsyncIterable<string | Uint8Array>): ReadableStream<Uint8Array> {
+function textStream(chunks: AsyncIterable<Chunk>): ReadableStream<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
   const encoder = new TextEncoder();
   return new ReadableStream<Uint8Array>({
@@ -36,7 +36,10 @@ function textStream(chunks: AsyncIterable<string | Uint8Array>): ReadableStream<
       try {
         const { value, done } = await it.next();
         if (done) controller.close();
-        else controller.enqueue(typeof value === 'string' ? encoder.encode(value) : value);
+        else {
+          const bytes = joined(value);
+          controller.enqueue(typeof bytes === 'string' ? encoder.encode(bytes) : bytes);
+        }
       } catch (e) {
         // A failure after the status was sent: the body errors, the client sees it cut.
         controller.error(e);

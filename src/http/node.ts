@@ -1,9 +1,10 @@
 /** node:http bridge over the routing core: a `(req, res, next?)` handler, so Express/Connect middleware too. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BoundedBody } from './body.js';
+import { streams } from './pace.js';
 import { createRouter } from './route.js';
 import type { StoreInput } from '../core/store-like.js';
-import { BodyError, type CoreResponse, type HttpOptions } from './types.js';
+import { BodyError, joined, type Chunk, type CoreResponse, type HttpOptions } from './types.js';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
@@ -58,48 +59,80 @@ function toHeaders(req: IncomingMessage): Headers {
   return headers;
 }
 
-/** Resolves when the response can take more (drain) or never will (close). */
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves when the response can take more (drain), never will (close), or the server ends the stream (`stop`). */
+function drained(res: ServerResponse, stop: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
+    if (stop?.aborted) return resolve();
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
+      stop?.removeEventListener('abort', done);
       resolve();
     };
     res.on('drain', done);
     res.on('close', done);
+    stop?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** A chunk's size, in UTF-16 units for text (close enough to bytes for a budget). */
+function sizeOf(chunk: Chunk): number {
+  if (typeof chunk === 'string') return chunk.length;
+  if (chunk instanceof Uint8Array) return chunk.byteLength;
+  let n = 0;
+  for (const part of chunk) n += part.byteLength;
+  return n;
+}
+
+/** Writes a chunk, its parts corked into one writev (never joined into a copy); false when the socket is full. */
+function write(res: ServerResponse, chunk: Chunk): boolean {
+  if (typeof chunk === 'string' || chunk instanceof Uint8Array) return res.write(chunk);
+  res.cork();
+  let ok = true;
+  for (const part of chunk) ok = res.write(part);
+  res.uncork();
+  return ok;
 }
 
 /**
  * Writes a streamed answer chunk by chunk, waiting for the socket to drain: a slow reader holds one chunk. An answer
- * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one.
+ * that fits in its first chunk (most do) goes out whole, with a content-length, as an unstreamed one. A live stream the
+ * server ends (`out.stop`) is sent the rest of its body and closed; what its client has not taken is let go.
  */
-async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<string | Uint8Array>): Promise<void> {
+async function writeStreamed(res: ServerResponse, out: CoreResponse, body: AsyncIterable<Chunk>): Promise<void> {
   const chunks = body[Symbol.asyncIterator]();
   try {
     const first = await chunks.next();
     const second = first.done ? first : await chunks.next();
     if (second.done) {
-      const text = first.done ? '' : first.value;
+      const text = first.done ? '' : joined(first.value);
       res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
       res.end(text);
       return;
     }
     res.writeHead(out.status, out.headers);
-    let next: IteratorResult<string | Uint8Array> = first;
-    let peeked: IteratorResult<string | Uint8Array> | undefined = second;
+    let next: IteratorResult<Chunk> = first;
+    let peeked: IteratorResult<Chunk> | undefined = second;
     while (!next.done) {
       // The client left: return() ends the iteration, which stops the query's work.
       if (res.destroyed) {
         await chunks.return?.();
         return;
       }
-      if (!res.write(next.value)) await drained(res);
+      // The turn's budget of bytes, shared by every stream (pace.ts): 500 streams never write 500 chunks in one task.
+      const turn = streams.take(sizeOf(next.value));
+      if (turn) await turn;
+      if (!write(res, next.value)) await drained(res, out.stop);
+      // A turn of the event loop between chunks: a stream whose chunks are ready (a feed's backlog, to a socket that
+      // takes it) would otherwise write them all in one task, and 500 of them hold every other request for seconds.
+      // Not before the second, already read: it goes out with the head, in the same write.
+      else if (!peeked) await new Promise((resolve) => setImmediate(resolve));
       next = peeked ?? (await chunks.next());
       peeked = undefined;
     }
     res.end();
+    // Ended by the server while its client was not reading: what is still queued would wait for it forever.
+    if (out.stop?.aborted && res.writableLength > 0) res.destroy();
   } catch {
     // The answer failed after its status was sent (TIMEOUT, a worker that died): cut it, so the client sees a
     // truncated answer, never a complete wrong one.

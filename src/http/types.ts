@@ -53,12 +53,36 @@ export interface CoreRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * A piece of a streamed answer: text, bytes, or parts of bytes sent as one (a node bridge writes them in one writev,
+ * so that parts shared by many answers — an SSE event's bytes — are never copied per answer).
+ */
+export type Chunk = string | Uint8Array | readonly Uint8Array[];
+
+/** A chunk as one string or array of bytes (its parts joined). */
+export function joined(chunk: Chunk): string | Uint8Array {
+  if (typeof chunk === 'string' || chunk instanceof Uint8Array) return chunk;
+  if (chunk.length === 1) return chunk[0]!;
+  const out = new Uint8Array(chunk.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of chunk) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
 export interface CoreResponse {
   status: number;
   headers: Record<string, string>;
   envelope: Envelope<unknown>;
   /** A streamed answer: the envelope's JSON text, chunk by chunk (`envelope` is then only its successful head). */
-  body?: AsyncIterable<string | Uint8Array>;
+  body?: AsyncIterable<Chunk>;
+  /**
+   * Aborted when a live stream ends on the server's side (its feed subscriber was dropped): the bridge stops waiting
+   * for the client to take what was written, sends the rest of `body` (which says why) and closes.
+   */
+  stop?: AbortSignal;
 }
 
 /** Thrown by body readers: the request cannot be read (413 too large, 400 broken). */

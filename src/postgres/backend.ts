@@ -1,7 +1,8 @@
 /**
  * The PostgreSQL backend: the shared SQL backend (src/sql/backend.ts) over a pool of node-postgres clients (driver.ts),
  * each request one transaction (or one statement, which is one), plans compiled by compile.ts. Its own strategies:
- * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, polygons decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
+ * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, conditions SQL cannot decide (#inJs)
+ * decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
  * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`; on Citus a no-op UPDATE,
  * see #locked) on what they rewrite, so concurrent writers never lose an update; deadlocks and serialization failures
  * are run again whole.
@@ -30,12 +31,13 @@ import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
 import { newCursorKey } from '../query/cursor.js';
+import { equalsSome } from '../query/values.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { POSTGRES_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
 import { compileSummary } from '../sql/aggregate.js';
-import { coordText, fieldExpr, postgres, toPostgres, unstorable } from './dialect.js';
+import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { ids, insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
 import { call, SqlBackend, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
@@ -247,7 +249,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
    * fixes `dk` (a superset: a document without the field has its id there), so Citus runs the statement on one shard.
    */
   #where(info: TypeInfo, conditions: readonly Condition[]): Sql | string {
-    const where = compileWhere(conditions, this.#settings.keyed.get(info.name) ?? new Set());
+    const where = compileWhere(conditions, this.#settings.keyed.get(info.name) ?? new Set(), (c) => this.#inJs(c));
     const field = this.#options.distribution?.get(info.name)?.field;
     if (!field) return where;
     for (const c of conditions) {
@@ -313,9 +315,19 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     return info ? this.#writeTable(info) : { name: qualified(this.#options.schema, docsTable(type)) };
   }
 
-  /** Polygons are decided in JS (see #polygonMatches): their plans have no WHERE clause of their own. */
+  /**
+   * The conditions SQL does not decide here, decided in JS over SQL's candidates (#decide): polygons, with SQLite's own
+   * code; on Citus, an equality with key order along a dotted path (see orderedOnPath), whose exact SQL Citus refuses.
+   * One mechanism for both, rather than a second SQL shape for Citus alone: SQL still finds the candidates (the box,
+   * the jsonb equality), JS reads only their first step's JSON text, and the statement then runs over their seqs.
+   */
+  #inJs(c: Condition): boolean {
+    return c.op === 'polygon' || (!!this.#options.distribution && orderedOnPath(c));
+  }
+
+  /** Conditions decided in JS (see #inJs): their plans have no WHERE clause of their own. */
   protected where(info: TypeInfo, plan: QueryPlan): Sql | string | null {
-    return plan.conditions.some((c) => c.op === 'polygon') ? null : this.#where(info, plan.conditions);
+    return plan.conditions.some((c) => this.#inJs(c)) ? null : this.#where(info, plan.conditions);
   }
 
   protected feedWhere(_type: TypeInfo, plan: QueryPlan): Sql | string {
@@ -326,7 +338,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   protected *matches(s: Session, info: TypeInfo, plan: QueryPlan, lock: boolean): Op<Matches> {
-    const { seqs } = yield* call(this.#polygonMatches(s, info, plan.conditions, lock));
+    const { seqs } = yield* call(this.#decide(s, info, plan.conditions, lock));
     return seqs.length ? sql`seq = ANY(${bound(seqs, 'bigint[]')})` : null;
   }
 
@@ -377,19 +389,29 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   /**
-   * The seqs of the documents matching conditions with `polygon`s: SQL finds those in every box (GiST index, then the
-   * exact box on the stored doubles) meeting the other conditions; each polygon is decided in JS with SQLite's own
-   * code (src/geo/polygons.ts), so both backends answer the same to the bit. `lock` takes the rows for a write.
+   * The seqs of the documents matching conditions some of which SQL does not decide (#inJs): SQL finds the candidates
+   * (a polygon's box: GiST index, then the exact box on the stored doubles; an equality's jsonb equality) meeting the
+   * other conditions; JS decides each polygon with SQLite's own code (src/geo/polygons.ts), so both backends answer
+   * the same to the bit, and each equality from its path's first member as stored (`body`'s exact text, key order
+   * kept) with the README's rules (src/query/values.ts). `lock` takes the rows for a write.
    */
-  async #polygonMatches(s: Session, info: TypeInfo, conditions: readonly Condition[], lock: boolean, extra = ''): Promise<{ seqs: string[]; rows: Row[] }> {
+  async #decide(s: Session, info: TypeInfo, conditions: readonly Condition[], lock: boolean, extra = ''): Promise<{ seqs: string[]; rows: Row[] }> {
     const where = this.#where(info, conditions);
     const polygons = conditions.filter((c): c is Extract<Condition, { op: 'polygon' }> => c.op === 'polygon');
-    const columns = polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]);
+    const equalities = conditions.filter((c): c is Extract<Condition, { op: 'eq' | 'ne' | 'in' }> => c.op !== 'polygon' && this.#inJs(c));
+    const columns = [
+      ...polygons.flatMap((p) => [coordText(p.path.steps[0]!.name, 0), coordText(p.path.steps[0]!.name, 1)]),
+      // json's `->` cuts the member's text out of `body` as stored: the parsed value keeps its key order.
+      ...equalities.map((c) => `((body::json) -> ${key(c.path.steps[0]!.name)})::text`),
+    ];
     const selected = `seq, ${columns.join(', ')}${extra}`;
     const rows = await s.all(lock ? this.#locked(this.#table(info), selected, where) : toPostgres(sql`SELECT ${selected} FROM ${this.#table(info)} WHERE ${where}`));
     // Handles are taken after the await: nothing else runs between here and the end of the loop to evict them.
     const handles = polygons.map((p) => polygonHandle(p.rings));
-    const inside = rows.filter((r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1));
+    const at = 1 + 2 * polygons.length;
+    const inside = rows.filter(
+      (r) => handles.every((h, i) => inPolygon(h, Number(r[1 + 2 * i]), Number(r[2 + 2 * i])) === 1) && equalities.every((c, i) => decides(c, r[at + i] as string | null)),
+    );
     return { seqs: inside.map((r) => r[0] as string), rows: inside };
   }
 
@@ -398,18 +420,18 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   /**
-   * A read over the matches of `conditions`: one statement where SQL decides them all; with a polygon (decided in JS,
-   * see #polygonMatches) the candidates first, then `fn` over the matches' seqs, in one REPEATABLE READ snapshot.
+   * A read over the matches of `conditions`: one statement where SQL decides them all; else (see #inJs) the candidates
+   * first, decided in JS (#decide), then `fn` over the matches' seqs, in one REPEATABLE READ snapshot.
    */
   #read<T>(info: TypeInfo, conditions: readonly Condition[], fn: (s: Session, where: Sql | string) => Promise<T>): Promise<T> {
-    if (!conditions.some((c) => c.op === 'polygon')) return this.#single((s) => fn(s, this.#where(info, conditions)));
+    if (!conditions.some((c) => this.#inJs(c))) return this.#single((s) => fn(s, this.#where(info, conditions)));
     return this.exec((s) =>
       this.transaction(
         s,
         'read',
         call(
           (async () => {
-            const { seqs } = await this.#polygonMatches(s, info, conditions, false);
+            const { seqs } = await this.#decide(s, info, conditions, false);
             return fn(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`);
           })(),
         ),
@@ -430,7 +452,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
-    // For polygons this is the candidates' statement: the one the indexes serve (membership is then decided in JS).
+    // With conditions decided in JS (#inJs) this is the candidates' statement: the one the indexes serve.
     const select = selectStatement(this.#table(info), this.#where(info, plan.conditions), plan);
     const lines = await this.#single((s) => s.rows(`EXPLAIN ${select.sql}`, select.params));
     return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines.map((r) => r[0] as string) };
@@ -721,7 +743,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     const table = { name: this.#table(info) };
     let rows: Row[];
     if (where === null) {
-      rows = (yield* call(this.#polygonMatches(s, info, plan.conditions, true, ', body'))).rows.map((r) => [r[0], r[r.length - 1]]);
+      rows = (yield* call(this.#decide(s, info, plan.conditions, true, ', body'))).rows.map((r) => [r[0], r[r.length - 1]]);
     } else {
       rows = (yield* call(s.all(this.#locked(table.name, `seq, ${postgres.docText}`, where)))) as Row[];
     }
@@ -788,11 +810,15 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     };
   }
 
+  /** The feed's table was seen: a feed once on stays on (nothing drops it), so it is looked up until then, not after. */
+  #feedOn = false;
+
   /** The change feed: events read by seq from cd_changes; new ones announced by NOTIFY (see journal.ts). */
   readonly feed: ChangeFeed = {
     enabled: async () => {
+      if (this.#feedOn) return true;
       const [[on]] = (await this.#single((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
-      return on;
+      return (this.#feedOn = on);
     },
     read: async (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
     bounds: () => this.exec((s) => this.bounds(s)) as Promise<{ first: number; last: number }>,
@@ -902,4 +928,16 @@ function setPath(doc: StoredDoc, path: readonly string[], value: unknown): boole
   }
   put(node, path[path.length - 1]!, value);
   return true;
+}
+
+/**
+ * An equality decided in JS (see PostgresBackend.#inJs) on one document, from the JSON text of its path's first member
+ * (null when the document has none).
+ */
+function decides(c: Extract<Condition, { op: 'eq' | 'ne' | 'in' }>, first: string | null): boolean {
+  const steps = c.path.steps;
+  // The member alone, under its name: the path is then followed from the document as the rules say.
+  const doc = first === null ? {} : { [steps[0]!.name]: JSON.parse(first) as unknown };
+  if (c.op === 'in') return equalsSome(doc, steps, c.values);
+  return equalsSome(doc, steps, [c.value]) === (c.op === 'eq');
 }

@@ -6,17 +6,23 @@ import type { Category } from '../catalogue/kinds.js';
 import type { Condition, FieldPath, QueryPlan } from '../query/ast.js';
 import { compileCondition, compileWhere as whereOf, reachedNear, sortShape, withDistance, type Select } from '../sql/compile.js';
 import { bound, join, sql, type Sql } from '../sql/fragment.js';
-import { postgres, toPostgres } from './dialect.js';
+import { postgres, toPostgres, unordered } from './dialect.js';
 import { key } from './names.js';
 
 /**
  * Every condition ANDed (`true` for none). `indexed`: the fields that lead an index (Settings.keyed); numbers and
  * booleans no index leads compare as jsonb. Without it every scalar field compares on its canonical expression.
+ * `inJs`: the conditions the backend decides in JS, of which SQL states a necessary condition only (a polygon its
+ * box, an equality jsonb's, `ne` nothing): the WHERE clause then finds their candidates.
  * @example toPostgres(compileWhere(plan.conditions, new Set(['pwi'])))
  */
-export function compileWhere(conditions: readonly Condition[], indexed?: ReadonlySet<string>): Sql | string {
+export function compileWhere(conditions: readonly Condition[], indexed?: ReadonlySet<string>, inJs?: (c: Condition) => boolean): Sql | string {
   // No type name: PostgreSQL's spatial prefilter is an index on the table itself, not a table per type.
-  return whereOf(postgres, conditions, { type: '', tree: true, indexed });
+  const target = { type: '', tree: true, indexed };
+  if (!inJs || !conditions.some(inJs)) return whereOf(postgres, conditions, target);
+  // `ne` is `not eq`: the negation of a necessary condition is none, so such a `ne` has no SQL half.
+  const parts = conditions.filter((c) => !(c.op === 'ne' && inJs(c))).map((c) => compileCondition(inJs(c) ? unordered : postgres, c, target));
+  return parts.length ? join(parts, ' AND ') : postgres.true;
 }
 
 // ---- the statements of a query ---------------------------------------------------------------------------------

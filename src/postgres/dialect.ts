@@ -10,7 +10,7 @@ import type { FieldInfo } from '../catalogue/index.js';
 import type { Category } from '../catalogue/kinds.js';
 import { requestError } from '../envelope.js';
 import { shown } from '../limits.js';
-import type { SortKey, Step } from '../query/ast.js';
+import type { Condition, SortKey, Step } from '../query/ast.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Comparison, type Dialect, type JsonSource } from '../sql/dialect.js';
 import { bound, join, render, sql, type Compiled, type Param, type Sql } from '../sql/fragment.js';
@@ -290,6 +290,49 @@ function comparable(value: string, op: Comparison): { value: string; op: Compari
   return { value: text.slice(0, nul), op: op === 'lt' || op === 'lte' ? 'lte' : 'gt' };
 }
 
+/**
+ * `equalsAny` with key order where `ordered(v)`: jsonb equality decides everything but key order; objects whose key
+ * order matters are compared as the exact JSON text, traversing `body`.
+ */
+function equalsAny(ordered: (v: unknown) => boolean): Dialect['equalsAny'] {
+  return (path, values, some) => {
+    const nulls = values.some((v) => v === null);
+    const plain = values.filter((v) => v !== null && !ordered(v)).map((v) => JSON.stringify(v));
+    const exact = values.filter((v) => v !== null && ordered(v)).map((v) => JSON.stringify(v));
+    const parts: Sql[] = [];
+    if (nulls || plain.length) {
+      const p = plain.length ? bound(plain.length === 1 ? plain[0] : plain, plain.length === 1 ? 'jsonb' : 'jsonb[]') : null;
+      parts.push(
+        some(path, (v) => {
+          const tests = [...(nulls ? [isNull(v.value)] : []), ...(p ? [equalsBound(v.value, p, plain.length > 1)] : [])];
+          return tests.length === 1 ? tests[0]! : sql`(${join(tests, ' OR ')})`;
+        }),
+      );
+    }
+    if (exact.length) {
+      const many = exact.length > 1;
+      const text = bound(many ? exact : exact[0], many ? 'text[]' : 'text');
+      const jsonb = bound(many ? exact : exact[0], many ? 'jsonb[]' : 'jsonb');
+      // jsonb equality first: a cheap necessary condition before the text is parsed as json.
+      parts.push(sql`(${some(path, (v) => equalsBound(v.value, jsonb, many))} AND ${some(path, (v) => equalsBound(`${v.value}::text`, text, many), BODY)})`);
+    }
+    return parts.length === 0 ? 'false' : parts.length === 1 ? parts[0]! : sql`(${join(parts, ' OR ')})`;
+  };
+}
+
+/**
+ * True when SQL would compare an operand of `c` with its key order along a path of several steps: that reads `body`
+ * through joined set-returning functions in a correlated subquery, which Citus refuses ("cannot push down this
+ * subquery"), so on Citus the backend decides such a condition in JS (src/query/values.ts) over the candidates
+ * `unordered` finds, as it decides polygons.
+ * @example orderedOnPath(plan.conditions[0]) // true for { 'extra.meta': { eq: { k: 1, j: 0 } } }
+ */
+export function orderedOnPath(c: Condition): boolean {
+  if (c.path.scalar || c.path.steps.length < 2) return false;
+  if (c.op === 'eq' || c.op === 'ne') return orderMatters(c.value);
+  return c.op === 'in' && c.values.some(orderMatters);
+}
+
 // ---- the dialect -----------------------------------------------------------------------------------------------
 
 /**
@@ -368,33 +411,7 @@ export const postgres: Dialect = {
     const type = typeof value === 'number' ? 'number' : 'boolean';
     return (v) => sql`(${v.type} = '${type}' AND ${v.value} ${COMPARE[op]} ${p})`;
   },
-  /**
-   * jsonb equality decides everything but key order; objects whose key order matters are compared as the exact JSON
-   * text, traversing `body`.
-   */
-  equalsAny(path, values, some) {
-    const nulls = values.some((v) => v === null);
-    const plain = values.filter((v) => v !== null && !orderMatters(v)).map((v) => JSON.stringify(v));
-    const ordered = values.filter((v) => v !== null && orderMatters(v)).map((v) => JSON.stringify(v));
-    const parts: Sql[] = [];
-    if (nulls || plain.length) {
-      const p = plain.length ? bound(plain.length === 1 ? plain[0] : plain, plain.length === 1 ? 'jsonb' : 'jsonb[]') : null;
-      parts.push(
-        some(path, (v) => {
-          const tests = [...(nulls ? [isNull(v.value)] : []), ...(p ? [equalsBound(v.value, p, plain.length > 1)] : [])];
-          return tests.length === 1 ? tests[0]! : sql`(${join(tests, ' OR ')})`;
-        }),
-      );
-    }
-    if (ordered.length) {
-      const many = ordered.length > 1;
-      const text = bound(many ? ordered : ordered[0], many ? 'text[]' : 'text');
-      const jsonb = bound(many ? ordered : ordered[0], many ? 'jsonb[]' : 'jsonb');
-      // jsonb equality first: a cheap necessary condition before the text is parsed as json.
-      parts.push(sql`(${some(path, (v) => equalsBound(v.value, jsonb, many))} AND ${some(path, (v) => equalsBound(`${v.value}::text`, text, many), BODY)})`);
-    }
-    return parts.length === 0 ? 'false' : parts.length === 1 ? parts[0]! : sql`(${join(parts, ' OR ')})`;
-  },
+  equalsAny: equalsAny(orderMatters),
   geo(c) {
     const field = c.path.steps[0]!.name;
     const f8 = (v: number) => bound(v, 'float8');
@@ -480,3 +497,9 @@ export const postgres: Dialect = {
     };
   },
 };
+
+/**
+ * PostgreSQL's dialect comparing every whole value as jsonb, without key order: a necessary condition of an equality,
+ * the SQL half of one the backend decides in JS (see orderedOnPath). Its other hooks are `postgres`'s.
+ */
+export const unordered: Dialect = { ...postgres, equalsAny: equalsAny(() => false) };

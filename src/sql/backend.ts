@@ -5,7 +5,6 @@
  * (the retry policy, the journal's context and ActivityLog, deletes, updates, the feed's reads) exists once.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import type { Settings } from '../settings.js';
 import { requestError, type RequestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import {
@@ -129,7 +128,7 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
   /** Asked before each write request commits (OpenOptions.beforeCommit): false rolls it back. */
   readonly #beforeCommit: (() => boolean) | undefined;
 
-  constructor(settings: Pick<Settings, 'beforeCommit'>) {
+  constructor(settings: { readonly beforeCommit: (() => boolean) | undefined }) {
     this.#beforeCommit = settings.beforeCommit;
   }
 

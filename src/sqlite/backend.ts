@@ -575,12 +575,16 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   /** The feed's committed head while a bulk transaction is open: the connection reads its own uncommitted events. */
   #heldHead: number | undefined;
 
+  /** The feed's table was seen: a feed once on stays on (nothing drops it), so it is looked up until then, not after. */
+  #feedOn = false;
+
   /** The change feed (journal.ts writes it): events read by seq, polled cheaply through data_version. */
   readonly feed: ChangeFeed = {
-    enabled: () => this.#statements.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck(true).get(CHANGES_TABLE) !== undefined,
+    enabled: () => (this.#feedOn ||= this.#statements.get(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?`).pluck(true).get(CHANGES_TABLE) !== undefined),
     read: (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
     bounds: () => runSync(this.bounds(this.#driver)),
-    version: () => `${this.#db.pragma('data_version', { simple: true }) as number}.${this.commits}`,
+    // A prepared statement: pragma() prepares anew on each call, and the store's reader asks every poll.
+    version: () => `${this.#statements.get('PRAGMA data_version').pluck(true).get() as number}.${this.commits}`,
     // Synchronous, so a write issued after it commits later; without the feed's table there is no head (0).
     head: () => this.#heldHead ?? (this.feed.enabled() ? (this.feed.bounds() as { last: number }).last : 0),
   };
@@ -597,6 +601,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     this.#db.close();
     this.#docs?.clear();
     this.#driver = new SqliteDriver(db);
+    // The snapshot may have been taken before the feed was on.
+    this.#feedOn = false;
     this.journals = journals(db);
     this.cursorKey = cursorKey(db, this.#settings.idSeed);
   }

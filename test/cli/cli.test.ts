@@ -360,6 +360,13 @@ describe('the built CLI', () => {
     expect(await served.stop()).toBe(0);
   });
 
+  it('serve --feed-buffer-bytes takes a positive byte count', async () => {
+    const zero = await node(['serve', '--db', join(dir, 'feedbuf.db'), '--port', '0', '--change-feed', '--feed-buffer-bytes', '0']);
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toMatch(/--feed-buffer-bytes must be an integer from 1/);
+    expect(existsSync(join(dir, 'feedbuf.db'))).toBe(false);
+  });
+
   it('serve on a file in a directory that does not exist says so, naming the path, and exits 1', async () => {
     const r = await node(['serve', '--db', 'no/such/dir/x.db', '--port', '0']);
     expect(r.code).toBe(1);

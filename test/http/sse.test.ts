@@ -2,7 +2,8 @@
  * The change feed as Server-Sent Events: the events buffered for a stream go out together, one chunk per commit (of
  * at most about 64 KB), not one write per event; every event once, in order.
  */
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
 import { DataStore } from '../../src/index.js';
 import { createFetchHandler } from '../../src/http/index.js';
 
@@ -56,6 +57,53 @@ describe('Server-Sent Events of the change feed', () => {
       ac.abort();
       await reader.cancel();
     } finally {
+      store.close();
+    }
+  });
+});
+
+describe('opening a stream', () => {
+  it('reads the feed\'s facts once per store: 50 more streams look nothing up in sqlite_master and read no events', async () => {
+    // Every statement run, by its SQL: prepared statements are wrapped as they are made (cached ones too, at first use).
+    const executed: string[] = [];
+    const prepare = Database.prototype.prepare;
+    vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (this: Database.Database, sql: string) {
+      const statement = prepare.call(this, sql) as unknown as Record<string, (...args: unknown[]) => unknown>;
+      for (const m of ['get', 'all', 'run', 'iterate']) {
+        const run = statement[m]!;
+        statement[m] = function (this: unknown, ...args: unknown[]) {
+          executed.push(sql);
+          return run.apply(this, args);
+        };
+      }
+      return statement as never;
+    });
+    const store = DataStore.open(':memory:', { changeFeed: true });
+    const ac = new AbortController();
+    try {
+      await store.insert('Well', [{ pwi: 'A' }]);
+      const handle = createFetchHandler(store);
+      const open = async () => {
+        const res = await handle(new Request('http://x/api/data/changes?type=Well', { headers: { accept: 'text/event-stream' }, signal: ac.signal }));
+        const reader = res.body!.getReader();
+        await readUntil(reader, (t) => t.includes(': consolidata change feed'));
+        return reader;
+      };
+      const first = await open();
+      executed.length = 0;
+      const readers = [];
+      for (let i = 0; i < 50; i++) readers.push(await open());
+      const run = executed.filter((sql) => !sql.startsWith('PRAGMA'));
+      expect(run.filter((sql) => sql.includes('sqlite_master'))).toEqual([]);
+      expect(run.filter((sql) => /FROM "?cd_changes"? WHERE/.test(sql))).toEqual([]);
+      // What is left: per stream, the feed's newest seq where it starts (the request's check and the stream's), a
+      // seek each; once, the store's reader's look at its own position if it had stopped meanwhile.
+      expect(run.length).toBeLessThanOrEqual(2 * 50 + 1);
+      await store.insert('Well', [{ pwi: 'B' }]);
+      for (const r of [first, ...readers]) expect(ids((await readUntil(r, (t) => t.includes('id: 2\n'))).join(''))).toEqual([2]);
+    } finally {
+      vi.restoreAllMocks();
+      ac.abort();
       store.close();
     }
   });
