@@ -26,6 +26,7 @@ import { BASINS, generateDaily, generateWells, pwiOf, prng } from './generate.mj
 import { boxFor, haversine, polygonFor, ringsBox } from './geo.mjs';
 import { writeAggregates, writeCitus, writeOutputs, writePostgres, writeReport } from './report.mjs';
 import { aggregateRows } from './aggregate.mjs';
+import { ms } from './report.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -92,23 +93,28 @@ const citus = CITUS ? (opt('citus-url') ? { url: opt('citus-url'), version: 'Cit
 // ---- configuration ----------------------------------------------------------------------------------------------
 const FULL = flag('full');
 const SIZES = opt('sizes') ? opt('sizes').split(',').map(Number) : PG ? [100_000] : FULL ? [10_000, 100_000, 1_000_000] : [10_000, 100_000];
-const SYSTEMS = (opt('systems') ?? (CITUS ? 'pgsql,pg,citus' : PG ? 'sql,consolidata,pgsql,pg' : BASELINE ? 'sql,consolidata,base' : 'sql,consolidata,nedb,loki,mingo')).split(',');
+const SYSTEMS = (opt('systems') ?? (CITUS ? 'pgsql,pg,citus' : PG ? 'sql,consolidata,pgsql,pg' : BASELINE ? 'sql,consolidata,base' : 'sql,consolidata,cached,nedb,loki,loki-clone,mingo')).split(',');
 if (SYSTEMS.includes('base') && !BASELINE) throw new Error('--systems: base needs --baseline=DIR (a checkout with dist/ built)');
 // The in-memory peers that also run at 1M (each holds every document as live objects; NeDB and mingo at 1M take
 // most of an hour between them and answer nothing the 100k run does not show): --peers-1m=loki,nedb,mingo.
-const PEERS_1M = (opt('peers-1m') ?? 'loki').split(',').filter(Boolean);
-const systemsAt = (n) => (n >= 1_000_000 ? SYSTEMS.filter((s) => !['nedb', 'loki', 'mingo'].includes(s) || PEERS_1M.includes(s)) : SYSTEMS);
+const PEERS_1M = (opt('peers-1m') ?? 'loki,loki-clone').split(',').filter(Boolean);
+const systemsAt = (n) => (n >= 1_000_000 ? SYSTEMS.filter((s) => !['nedb', 'loki', 'loki-clone', 'mingo'].includes(s) || PEERS_1M.includes(s)) : SYSTEMS);
 const ONLY = opt('only')?.split(',');
 const ONE_BY_ONE = 1000;
 // Time per (workload, system) cell, by size: reps stop once it is spent (at least 3, at most 15; heavy ones at least 1).
 const BUDGET_MS = (n) => (n <= 10_000 ? 150 : n <= 100_000 ? 250 : 1500);
 const STORE_OPTIONS = { userId: 'bench', indexes: { Well: [{ fields: ['spudDate'] }, { fields: ['basinName'] }] } };
+// `cached`: the store with its document cache (option documentCache), measured warm: the check pass fills it.
+const CACHE_BYTES = 2 ** 30;
+const optionsOf = (name) => (name === 'cached' ? { ...STORE_OPTIONS, documentCache: { maxBytes: CACHE_BYTES } } : STORE_OPTIONS);
 const MODULES = {
   sql: './systems/sql.mjs',
   consolidata: './systems/consolidata.mjs',
+  cached: './systems/consolidata.mjs',
   base: './systems/consolidata.mjs',
   nedb: './peers/nedb.mjs',
   loki: './peers/loki.mjs',
+  'loki-clone': './peers/loki.mjs',
   mingo: './peers/mingo.mjs',
   pg: './systems/postgres.mjs',
   pgsql: './systems/pgsql.mjs',
@@ -307,6 +313,25 @@ async function aggregates(n) {
   for (const a of AGGREGATE_WORKLOADS) if (run(a.id)) checkCounts(a.id, n, counts[a.id]);
 }
 
+/**
+ * The document cache after the queries: what it holds (its estimate, and the heap it took: the heap's growth since
+ * the load, every store's other memory being the same then), and warm result-heavy reads against LokiJS.
+ */
+function cacheSummary(n, store) {
+  gc();
+  const stats = store.documentCacheStats();
+  const heapMB = (process.memoryUsage().heapUsed - heapAfterLoad) / 2 ** 20;
+  memory.push({ size: n, system: 'cached', rssGrowthMB: heapMB, bytesOnDisk: null, cache: { ...stats, heapGrowthMB: heapMB } });
+  console.log(`   document cache: ${stats.entries.toLocaleString('en-US')} documents, ${(stats.bytes / 2 ** 20).toFixed(0)} MB of JSON text (maxBytes ${(stats.maxBytes / 2 ** 20).toFixed(0)} MB), heap +${heapMB.toFixed(0)} MB since the load; ${stats.hits.toLocaleString('en-US')} hits, ${stats.misses.toLocaleString('en-US')} misses`);
+  for (const w of ['range-spudDate', 'bounds-10k', 'polygon-hole']) {
+    const at = (system) => results.find((r) => r.workload === w && r.size === n && r.system === system)?.medianMs;
+    const [cached, plain, loki, clone] = ['cached', 'consolidata', 'loki', 'loki-clone'].map(at);
+    const ratio = (a, b) => (a && b ? `${(a / b).toFixed(2)}×` : 'n/a');
+    console.log(`   ${w.padEnd(15)} cached ${ms(cached)} ms, uncached ${ms(plain)} ms, LokiJS ${ms(loki)} ms, LokiJS clone ${ms(clone)} ms: cached/LokiJS ${ratio(cached, loki)}, cached/uncached ${ratio(cached, plain)}, cached/LokiJS clone ${ratio(cached, clone)}`);
+  }
+}
+let heapAfterLoad = 0;
+
 for (const n of SIZES) {
   if (AGGREGATE_WORKLOADS.some((a) => run(a.id))) await aggregates(n);
   // A run of the aggregates alone needs no Wells.
@@ -324,7 +349,7 @@ for (const n of SIZES) {
   const SYSTEMS_N = systemsAt(n);
   for (const name of SYSTEMS_N) {
     const { create } = await import(MODULES[name]);
-    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore: name === 'base' ? baseLib.DataStore : DataStore, storeOptions: STORE_OPTIONS, pgUrl: cluster?.url, citusUrl: citus?.url, postgres });
+    sys[name] = await create({ file: path.join(tmp, `${name}-${n}.db`), DataStore: name === 'base' ? baseLib.DataStore : DataStore, storeOptions: optionsOf(name), clone: name === 'loki-clone', pgUrl: cluster?.url, citusUrl: citus?.url, postgres });
   }
   const each = async (fn) => { for (const name of SYSTEMS_N) await fn(name, sys[name]); };
 
@@ -353,6 +378,8 @@ for (const n of SIZES) {
     gc();
     memory.push({ size: n, system: name, rssGrowthMB: (process.memoryUsage().rss - before) / 2 ** 20, bytesOnDisk: s.fileBytes?.() ?? (s.bytes ? await s.bytes() : null) });
   });
+  gc();
+  heapAfterLoad = process.memoryUsage().heapUsed;
 
   for (const q of QUERIES) {
     if (!run(q.id)) continue;
@@ -371,6 +398,7 @@ for (const n of SIZES) {
     if (q.id === 'polygon-hole' || q.id === 'polygon-hole-scan') counts.expected = P.expected.polygon;
     checkCounts(q.id, n, counts);
   }
+  if (sys.cached) cacheSummary(n, sys.cached.store);
 
   if (run('open-existing')) {
     const counts = {};

@@ -71,6 +71,12 @@ export interface OpenOptions<C extends CatalogueShape = BuiltinCatalogue> {
    * 0 reads through `read()` only: for files the OS does not keep cached (README "Cold files"). SQLite stores only.
    */
   mmapSize?: number;
+  /**
+   * Keeps parsed documents in memory, up to about `maxBytes` bytes of their JSON text, so repeated reads skip
+   * reading and parsing them (README "Document cache"). Answers are then frozen objects shared between reads.
+   * Off by default. SQLite stores only.
+   */
+  documentCache?: { maxBytes: number };
   /** The time of each write (createdAt, updatedAt, modifiedTimestamp); default the system clock. For reproducible tests. */
   clock?: () => Date | string | number;
   /** Generated ids: a function returning a fresh non-empty string, or a seed for a deterministic source (see `seededIds`). */
@@ -120,7 +126,7 @@ export const FEED_BUFFER_BYTES = 8 * 1024 * 1024;
 export const MMAP_BYTES = 2 ** 31;
 
 export const OPTION_NAMES = [
-  'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'mmapSize', 'clock', 'ids', 'onError',
+  'userId', 'strict', 'indexes', 'uniqueKeys', 'types', 'schemaVersion', 'busyTimeoutMs', 'mmapSize', 'documentCache', 'clock', 'ids', 'onError',
   'beforeCommit', 'history', 'changeFeed', 'changeRetention', 'feedBufferBytes', 'activityLog', 'tool', 'softDelete',
 ];
 
@@ -141,6 +147,8 @@ export interface Settings {
   readonly busyTimeoutMs: number;
   /** Bytes of a file store mapped for reads. */
   readonly mmapSize: number;
+  /** The document cache's bound in bytes of JSON text, or null when it is off. */
+  readonly documentCache: { readonly maxBytes: number } | null;
   /** The time of a write, as stored (ISO 8601 UTC). */
   readonly now: () => string;
   /** A fresh id for a document that has none. */
@@ -178,6 +186,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
   if (typeof busy !== 'number' || !Number.isFinite(busy) || busy < 0) throw new RangeError(`${caller}: busyTimeoutMs must be a non-negative number`);
   const mmapSize = options.mmapSize ?? MMAP_BYTES;
   if (!Number.isSafeInteger(mmapSize) || mmapSize < 0) throw new RangeError(`${caller}: mmapSize must be a non-negative integer of bytes`);
+  const documentCache = documentCacheOf(options.documentCache, caller);
   if (options.clock !== undefined && typeof options.clock !== 'function') throw new TypeError(`${caller}: clock must be a function returning a Date, an ISO string or ms since the epoch`);
   if (options.ids !== undefined && typeof options.ids !== 'function' && !Number.isSafeInteger(options.ids)) {
     throw new TypeError(`${caller}: ids must be a function returning a string, or an integer seed`);
@@ -247,6 +256,7 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     keyed,
     busyTimeoutMs: busy,
     mmapSize,
+    documentCache,
     now,
     newId: typeof ids === 'function' ? checkedIds(ids) : typeof ids === 'number' ? seededIds(ids, () => Date.parse(now())) : () => newId(),
     idSeed: typeof ids === 'number' ? ids : undefined,
@@ -260,6 +270,19 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     softDelete,
     tool: { name: tool.name, version: tool.version ?? VERSION },
   };
+}
+
+/** The documentCache option checked: `{ maxBytes }`, a positive integer of bytes; null when absent. */
+function documentCacheOf(option: unknown, caller: string): { maxBytes: number } | null {
+  if (option === undefined) return null;
+  const shape = `${caller}: documentCache must be { maxBytes: <positive integer of bytes> }`;
+  if (option === null || typeof option !== 'object' || Array.isArray(option)) throw new TypeError(`${shape}, got ${describe(option)}`);
+  for (const key of Object.keys(option)) {
+    if (key !== 'maxBytes') throw new TypeError(`${caller}: documentCache: unknown option "${key}"${didYouMean(key, ['maxBytes'])}`);
+  }
+  const maxBytes = (option as { maxBytes?: unknown }).maxBytes;
+  if (!Number.isSafeInteger(maxBytes) || (maxBytes as number) < 1) throw new RangeError(`${caller}: documentCache.maxBytes must be a positive integer of bytes, got ${describe(maxBytes)}`);
+  return { maxBytes: maxBytes as number };
 }
 
 function defaultIndexes(catalogue: Catalogue): Record<string, IndexSpec[]> {

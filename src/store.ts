@@ -14,11 +14,12 @@ import type { Envelope } from './envelope.js';
 import type { FieldName, IterateOptions, Projected, Query, QueryOptions, SortPath, UpdateBody } from './query/types.js';
 import type { AggregateOptions, AggregateRow, GroupKey, MetricSpec } from './query/aggregate-types.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
-import { openSqlite, sqliteOf, type Db } from './sqlite/index.js';
+import { openSqlite, sqliteOf, type Db, type DocumentCacheStats } from './sqlite/index.js';
 
 export type { InsertOptions, LoadOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './core/store.js';
 export type { OpenOptions, IndexSpec } from './settings.js';
 export type { ChangeEvent, Version } from './backend.js';
+export type { DocumentCacheStats } from './sqlite/index.js';
 
 /**
  * The untyped store: every check happens at run time, so it takes input from JSON (HTTP, files, other languages).
@@ -71,6 +72,10 @@ export class DynamicStore extends CoreStore {
     if (!(snapshot instanceof Uint8Array)) throw new TypeError('restore: expected a snapshot from store.snapshot()');
     backend.restore(snapshot);
   }
+
+  protected documentCacheStats(): DocumentCacheStats | null {
+    return sqliteOf(this.backend, 'documentCacheStats').documentCacheStats();
+  }
 }
 
 /** A `DynamicStore` over SQLite (`DynamicStore.open`, `fromSnapshot`): its connection, and the database as bytes and back. */
@@ -97,6 +102,15 @@ export class SqliteDynamicStore extends DynamicStore {
    */
   override restore(snapshot: Uint8Array): void {
     super.restore(snapshot);
+  }
+
+  /**
+   * What the document cache holds (entries, estimated bytes) and how it served reads (hits, misses), or null when the
+   * store was opened without `documentCache`. See `DataStore#documentCacheStats`.
+   * @example store.documentCacheStats()?.bytes
+   */
+  override documentCacheStats(): DocumentCacheStats | null {
+    return super.documentCacheStats();
   }
 }
 
@@ -154,6 +168,10 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
 
   protected restore(snapshot: Uint8Array): void {
     (this.#dynamic as SqliteDynamicStore).restore(snapshot);
+  }
+
+  protected documentCacheStats(): DocumentCacheStats | null {
+    return (this.#dynamic as SqliteDynamicStore).documentCacheStats();
   }
 
   /**
@@ -384,5 +402,15 @@ export class SqliteDataStore<C extends CatalogueShape = BuiltinCatalogue> extend
    */
   override restore(snapshot: Uint8Array): void {
     super.restore(snapshot);
+  }
+
+  /**
+   * The document cache (option `documentCache`, README "Document cache"): documents held, their estimated bytes
+   * (JSON text length, bounded by `maxBytes`), and documents answered from it (`hits`) or read and kept (`misses`).
+   * Null when the store was opened without it. Each connection has its own: a pool's reader threads each hold one.
+   * @example const { entries, bytes, hits, misses } = store.documentCacheStats()!;
+   */
+  override documentCacheStats(): DocumentCacheStats | null {
+    return super.documentCacheStats();
   }
 }

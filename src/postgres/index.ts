@@ -63,6 +63,7 @@ export async function openPostgres<C extends CatalogueShape = BuiltinCatalogue>(
   const settings = resolveSettings(options as OpenOptions<CatalogueShape>, 'openPostgres', OWN_OPTIONS);
   // Refused rather than silently not kept.
   if (options.mmapSize !== undefined) throw new TypeError('openPostgres: mmapSize maps a SQLite file; a PostgreSQL store has no such setting');
+  if (options.documentCache !== undefined) throw new TypeError('openPostgres: documentCache keeps documents of a SQLite store; a PostgreSQL store has no such setting');
   if (options.citus && settings.changeFeed) {
     // Its order is one sequence and one advisory lock of one server; on Citus each worker's triggers write the events.
     throw new TypeError(

@@ -83,6 +83,8 @@ export interface CompiledSelect extends Select {
    * page is past the end). The backend runs it instead of `sql` and `countSql` where both would evaluate every match.
    */
   readonly onePass: OnePass | null;
+  /** True when the page answers each match's rowid where it would answer its document (see compileSelect's `rowids`). */
+  readonly rowids: boolean;
 }
 
 /** The one-statement form of a limited first page (CompiledSelect.onePass). */
@@ -131,10 +133,11 @@ function indexServed(conditions: readonly Condition[], target: SelectTarget): bo
 /**
  * The whole SELECT of a checked plan: the one function that decides what the store runs for a query. `rows`, the
  * table's row count (an estimate will do; unknown: treated as huge), decides how a later page in insertion order
- * finds its matches.
+ * finds its matches. `rowids`: the page answers each match's rowid instead of its whole document (same matches,
+ * order, page and count), for the document cache to fill in; a projection or a distance is still read as text.
  * @example const { sql, params } = compileSelect(plan, { type: 'Well', keyed: new Set(['pwi']) });
  */
-export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: number): CompiledSelect {
+export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: number, rowids = false): CompiledSelect {
   const table = ident(docsTable(target.type));
   const where = whereOf(sqlite, plan.conditions, { type: target.type, tree: true });
   // A k-nearest page reads its neighbourhood only (pageConditions); the count reads every match.
@@ -164,7 +167,8 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
       filter = sql`rowid IN (SELECT rowid FROM ${table} WHERE ${where} AND ${after})`;
     }
   } else if (plan.after) filter = sql`${filter} AND ${sortShape(sqlite, plan.sort).after(plan.after)}`;
-  const doc = withDistance(sqlite, plan.fields ? projection(plan.fields, idFromIndex(plan.fields, target), table) : 'json(doc)', plan);
+  const byRowid = rowids && !plan.fields && !plan.distance;
+  const doc = byRowid ? `${table}.rowid` : withDistance(sqlite, plan.fields ? projection(plan.fields, idFromIndex(plan.fields, target), table) : 'json(doc)', plan);
   let columns: Sql | string = doc;
   let onePass: OnePass | null = null;
   if (keyed) {
@@ -195,7 +199,7 @@ export function compileSelect(plan: QueryPlan, target: SelectTarget, rows?: numb
   // Without a WHERE clause SQLite counts from the table's smallest index (its fast count path): `WHERE 1` keeps it
   // off that path (0.81 ms against 0.015 ms a count at 100k Wells).
   const count = toSqlite(plan.conditions.length ? sql`SELECT count(*) FROM ${table} WHERE ${where}` : `SELECT count(*) FROM ${table}`);
-  return { sql: page.sql, params: page.params, countSql: count.sql, countParams: count.params, paged, keyed, onePass };
+  return { sql: page.sql, params: page.params, countSql: count.sql, countParams: count.params, paged, keyed, onePass, rowids: byRowid };
 }
 
 /**

@@ -7,11 +7,13 @@ import type { Backend } from '../backend.js';
 import type { Settings } from '../settings.js';
 import { SqliteBackend } from './backend.js';
 import type { Db } from './connection.js';
+import type { DocumentCacheStats } from './documents.js';
 
 export { NotAStoreError, openDatabase, type Db } from './connection.js';
 export { requestErrorOf } from './backend.js';
 // The pool's scheduler estimates a query's cost from the file's statistics on a connection of its own.
 export { KeyEstimates } from './estimate.js';
+export type { DocumentCacheStats } from './documents.js';
 
 /** What a SQLite backend offers beyond the seam: its connection, and the database as bytes and back. */
 export interface SqliteEngine extends Backend {
@@ -21,6 +23,8 @@ export interface SqliteEngine extends Backend {
   snapshot(): Buffer;
   /** Replaces an in-memory database with a copy of a snapshot; a file store throws a TypeError. */
   restore(snapshot: Uint8Array): void;
+  /** What the document cache holds and how it served reads, or null when it is off (option documentCache). */
+  documentCacheStats(): DocumentCacheStats | null;
 }
 
 /**

@@ -16,7 +16,7 @@ import { openPostgres } from '../../src/postgres/index.js';
 import { startCitus, startCluster, type PgCluster } from '../../scripts/pg-cluster.mjs';
 
 export interface StoreBackend {
-  readonly name: 'sqlite' | 'postgres' | 'postgres (own pool)' | 'citus' | 'citus (own pool)';
+  readonly name: 'sqlite' | 'sqlite (documentCache)' | 'postgres' | 'postgres (own pool)' | 'citus' | 'citus (own pool)';
   /** True for the Citus cluster (README "Citus": a document's distribution field cannot change). */
   readonly citus: boolean;
   /** False on Citus, which refuses the change feed (its order is one server's sequence and lock). */
@@ -30,6 +30,14 @@ export const sqlite: StoreBackend = {
   citus: false,
   changeFeed: true,
   open: async (options) => DataStore.open(':memory:', options),
+};
+
+/** SQLite with the document cache on: the same suites answered from parsed, frozen documents (README "Document cache"). */
+export const sqliteCached: StoreBackend = {
+  name: 'sqlite (documentCache)',
+  citus: false,
+  changeFeed: true,
+  open: async (options) => DataStore.open(':memory:', { documentCache: { maxBytes: 64 * 1024 * 1024 }, ...options }),
 };
 
 /** The cluster of the calling test file (started by `postgres()`'s beforeAll). */
@@ -133,5 +141,5 @@ function onCitus(): boolean {
  * @example describe.each(backends())('$name', (backend) => { … })
  */
 export function backends(): StoreBackend[] {
-  return onCitus() ? [postgresBackend()] : [sqlite, postgresBackend()];
+  return onCitus() ? [postgresBackend()] : [sqlite, sqliteCached, postgresBackend()];
 }
