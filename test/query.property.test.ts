@@ -12,6 +12,8 @@ import { WELL_DATE_FIELDS } from './helpers/cases.js';
 import { evaluate, parsePath, testedValues, type Doc, type EvalOptions } from './helpers/reference.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
+/** 2,000 runs on PostgreSQL take 20-45 s on two busy cores: the default 60 s leaves too little room (a bound, not a target). */
+const PROPERTY_TIMEOUT_MS = 180_000;
 const QUERIES_PER_RUN = 4;
 
 // ---- documents
@@ -184,11 +186,11 @@ describe.each(backends())('$name', (backend) => {
 describe('query property: store = reference evaluator', () => {
   it(`page ids and total agree for random documents × queries (${RUNS} runs)`, async () => {
     await fc.assert(agreement(backend, docsArb as fc.Arbitrary<Doc[]>, PATHS, true), { numRuns: RUNS });
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it(`strict: false — an unknown field of any JSON type agrees too (${Math.ceil(RUNS / 4)} runs)`, async () => {
     await fc.assert(agreement(backend, looseDocsArb as fc.Arbitrary<Doc[]>, LOOSE_PATHS, false), { numRuns: Math.ceil(RUNS / 4) });
-  });
+  }, PROPERTY_TIMEOUT_MS);
 
   it(`an operand of the wrong kind on a typed field is INVALID_QUERY naming the path (${Math.ceil(RUNS / 4)} runs)`, async () => {
     const store = await backend.open();
