@@ -483,7 +483,14 @@ async function pgKill(trials = 6) {
   }
   stop = true;
   await Promise.all(writers);
-  const stored = exits ? null : await post({ type: 'Well', query: { pwi: { regex: '^PG-' } }, options: { limit: 100_000 } }, '/data/query');
+  // Read back as a client would: UNAVAILABLE (a pooled connection the last kill broke) is retryable by design.
+  let stored = null;
+  for (let attempt = 0; !exits && attempt < 10; attempt++) {
+    stored = await post({ type: 'Well', query: { pwi: { regex: '^PG-' } }, options: { limit: 100_000 } }, '/data/query');
+    if (stored.status !== 503) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  if (stored && !stored.env.success) throw new Error(`pg-kill: reading the writes back failed: ${stored.status} ${JSON.stringify(stored.env.errors ?? stored.env).slice(0, 500)}`);
   const ids = new Map((stored?.env.data ?? []).map((d) => [d.pwi, d.id]));
   const lost = [...acked].filter(([pwi, id]) => ids.get(pwi) !== id).length;
   pgServer.kill('SIGTERM');
