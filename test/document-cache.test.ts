@@ -229,6 +229,18 @@ describe('documentCache', () => {
     await expectFresh(cached, plain);
   });
 
+  it('keeps nothing read inside a transaction held on store.database, which may roll back', async () => {
+    const { cached, plain } = pair();
+    await cached.insert('Well', wells(20));
+    await answers(cached);
+    cached.database.exec('BEGIN');
+    cached.database.prepare(`UPDATE "docs_Well" SET doc = jsonb_set(doc, '$.basinName', 'Uncommitted') WHERE json_extract(doc, '$.pwi') = 'W00003'`).run();
+    expect((await cached.query('Well', { pwi: 'W00003' })).data[0]!.basinName).toBe('Uncommitted');
+    cached.database.exec('ROLLBACK');
+    expect((await cached.query('Well', { pwi: 'W00003' })).data[0]!.basinName).not.toBe('Uncommitted');
+    await expectFresh(cached, plain);
+  });
+
   it('sees restore of an in-memory store', async () => {
     const store = DataStore.open(':memory:', CACHE);
     cleanups.push(() => store.close());

@@ -8,6 +8,7 @@ import type { Compiled } from '../src/sql/fragment.js';
 import { sqlite } from '../src/sqlite/dialect.js';
 import { SqliteBackend } from '../src/sqlite/backend.js';
 import { requestError } from '../src/envelope.js';
+import { DataStore } from '../src/index.js';
 
 const settings = resolveSettings({}, 'test');
 const well = settings.catalogue.resolve('Well')!;
@@ -161,5 +162,20 @@ describe('beforeCommit, asked once a write request has done its work', () => {
 
   it('must be a function', () => {
     expect(() => resolveSettings({ beforeCommit: true as never }, 'open')).toThrow(/beforeCommit must be a function/);
+  });
+});
+
+describe('beforeCommit and the activity log', () => {
+  it('a refusal of a request the host gave up on is not logged, and nothing goes to onError', async () => {
+    const errors: unknown[] = [];
+    const store = DataStore.open(':memory:', { activityLog: true, beforeCommit: () => false, onError: (e) => errors.push(e) });
+    try {
+      const refused = await store.dynamic.insert('Well', [{ pwi: 'W1', fracStages: 'many' }]);
+      expect(refused.errors.map((e) => e.code)).toEqual(['VALIDATION']);
+      expect(errors).toEqual([]);
+      expect(store.database.prepare('SELECT count(*) FROM "docs_ActivityLog"').pluck().get()).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -62,7 +62,8 @@ function toHeaders(req: IncomingMessage): Headers {
 /** Resolves when the response can take more (drain), never will (close), or the server ends the stream (`stop`). */
 function drained(res: ServerResponse, stop: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
-    if (stop?.aborted) return resolve();
+    // Closed already: no 'drain' or 'close' is coming.
+    if (stop?.aborted || res.destroyed || res.writableEnded) return resolve();
     const done = () => {
       res.off('drain', done);
       res.off('close', done);
@@ -121,7 +122,14 @@ async function writeStreamed(res: ServerResponse, out: CoreResponse, body: Async
       }
       // The turn's budget of bytes, shared by every stream (pace.ts): 500 streams never write 500 chunks in one task.
       const turn = streams.take(sizeOf(next.value));
-      if (turn) await turn;
+      if (turn) {
+        await turn;
+        // The client may have left while this stream waited its turn.
+        if (res.destroyed) {
+          await chunks.return?.();
+          return;
+        }
+      }
       if (!write(res, next.value)) await drained(res, out.stop);
       // A turn of the event loop between chunks: a stream whose chunks are ready (a feed's backlog, to a socket that
       // takes it) would otherwise write them all in one task, and 500 of them hold every other request for seconds.

@@ -222,12 +222,16 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     const select = this.#select(info, plan);
     const docs = this.#docs;
     if (!select.rowids || !docs) return this.#exec(() => this.#page(info, plan, select, parseRows));
+    // A transaction the caller holds on `database` may still roll back what this read sees: nothing it reads is kept.
+    const held = this.#db.inTransaction;
     // One read transaction: the rowids, the cache's check of what changed, and the missing documents see one snapshot.
     return this.#exec(() =>
       this.#snapshot(() => {
         const [version, changes] = this.#statements.get(CHANGED).raw(true).get() as [number, number];
         docs.sync(version, changes);
-        return this.#page(info, plan, select, this.#cached);
+        const page = this.#page(info, plan, select, this.#cached);
+        if (held) docs.clear();
+        return page;
       }),
     );
   }

@@ -1,6 +1,10 @@
 /** The streamed answers' shared budget of bytes a turn of the event loop (src/http/pace.ts). */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { StoreLike } from '../../src/core/store-like.js';
+import { createNodeHandler } from '../../src/http/node.js';
 import { Pacer } from '../../src/http/pace.js';
 
 describe('Pacer', () => {
@@ -48,5 +52,68 @@ describe('Pacer', () => {
     await nextTurn();
     await nextTurn();
     expect(pacer.take(10)).toBeUndefined();
+  });
+});
+
+describe('streamed answers waiting their turn', () => {
+  it('a client that leaves while its stream waits for the budget has its answer closed (the query stops)', async () => {
+    const chunk = 'x'.repeat(200 * 1024);
+    let started = 0;
+    let returned = 0;
+    const store = {
+      async query() {
+        throw new Error('answered by queryStream');
+      },
+      async queryStream() {
+        started++;
+        let i = 0;
+        return {
+          failure: null,
+          cancel() {},
+          [Symbol.asyncIterator]() {
+            return {
+              next: async () => (i++ < 200 ? { done: false, value: chunk } : { done: true, value: undefined }),
+              return: async () => {
+                returned++;
+                return { done: true, value: undefined };
+              },
+            };
+          },
+        };
+      },
+    } as unknown as StoreLike;
+    const handler = createNodeHandler(store);
+    const server = http.createServer((req, res) => handler(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const body = JSON.stringify({ type: 'Well', query: {} });
+    try {
+      // 20 streams at once share the budget; each client leaves after 600 KiB.
+      await Promise.all(
+        Array.from(
+          { length: 20 },
+          () =>
+            new Promise<void>((resolve) => {
+              const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/api/data/query', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+                let got = 0;
+                res.on('data', (d: Buffer) => {
+                  got += d.length;
+                  if (got > 600 * 1024) {
+                    req.destroy();
+                    resolve();
+                  }
+                });
+                res.on('end', resolve);
+              });
+              req.on('error', () => resolve());
+              req.end(body);
+            }),
+        ),
+      );
+      await vi.waitFor(() => expect({ started, returned }).toEqual({ started: 20, returned: 20 }), { timeout: 10_000 });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
