@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createFetchHandler } from '../src/http/index.js';
-import type { DynamicStore, Envelope } from '../src/index.js';
 import { backends } from './helpers/backends.js';
+import { cursorPages as pages } from './helpers/store.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -28,22 +28,6 @@ const request = fc.record({
   limit: fc.integer({ min: 1, max: 7 }),
   query: fc.constantFrom({}, { basinName: { ne: 'Bakken' } }, { fracStages: { in: [0, 1, null] } }, { surfaceLoc: { polygon: [[[-1, -1], [2, -1], [2, 2], [-1, -1]]] } }),
 });
-
-async function pages(store: DynamicStore, query: unknown, options: Record<string, unknown>): Promise<{ ids: string[]; totals: number[] }> {
-  const ids: string[] = [];
-  const totals: number[] = [];
-  let cursor: string | undefined;
-  for (let guard = 0; guard < 1000; guard++) {
-    const page: Envelope<Record<string, unknown>> = await store.query('Well', query, { ...options, ...(cursor ? { cursor } : {}) });
-    expect(page.success, page.message).toBe(true);
-    ids.push(...page.data.map((d) => d.id as string));
-    totals.push(page.total);
-    if (!page.hasCursor) return { ids, totals };
-    expect(page.data).toHaveLength(options.limit as number);
-    cursor = page.cursor!;
-  }
-  throw new Error('cursor paging did not end');
-}
 
 describe.each(backends())('keyset cursors: $name', (backend) => {
   it(`paging by cursor answers exactly the unpaged sorted query (${RUNS} runs)`, async () => {

@@ -7,8 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capBoxes, EARTH_RADIUS, haversine } from '../src/geo/near.js';
 import { createFetchHandler } from '../src/http/index.js';
-import { DataStore, type DynamicStore, type Envelope } from '../src/index.js';
+import { DataStore, type Envelope } from '../src/index.js';
 import { backends } from './helpers/backends.js';
+import { cursorPages } from './helpers/store.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 100);
 
@@ -31,19 +32,6 @@ function bruteForce(docs: Well[], n: { point: number[]; maxDistance: number; min
     .flatMap((w) => (w.surfaceLoc ? [{ id: w.id, d: haversine(n.point, w.surfaceLoc.coordinates) }] : []))
     .filter((x) => x.d <= n.maxDistance && x.d >= (n.minDistance ?? 0))
     .sort((a, b) => a.d - b.d);
-}
-
-async function pages(store: DynamicStore, query: unknown, options: Record<string, unknown>): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | undefined;
-  for (let guard = 0; guard < 1000; guard++) {
-    const page: Envelope<Record<string, unknown>> = await store.query('Well', query, { ...options, ...(cursor ? { cursor } : {}) });
-    expect(page.success, page.message).toBe(true);
-    ids.push(...page.data.map((d) => d.id as string));
-    if (!page.hasCursor) return ids;
-    cursor = page.cursor!;
-  }
-  throw new Error('cursor paging did not end');
 }
 
 describe('capBoxes: the index prefilter of near', () => {
@@ -116,13 +104,13 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
           const nearest = await store.dynamic.query('Well', query, { sortBy: 'surfaceLoc', limit: k });
           expect(nearest.data.map((d) => d.id)).toEqual(expected.slice(0, k).map((x) => x.id));
           expect(nearest.total).toBe(expected.length);
-          expect(await pages(store.dynamic, query, { sortBy: 'surfaceLoc', limit: k })).toEqual(expected.map((x) => x.id));
+          expect((await cursorPages(store.dynamic, query, { sortBy: 'surfaceLoc', limit: k })).ids).toEqual(expected.map((x) => x.id));
           // A distance key among several: cursors keep it exactly (a page boundary between level distances included).
           const two = { sortBy: ['fracStages', 'surfaceLoc'], sortOrder: [-1, 1] };
           const whole = await store.dynamic.query('Well', query, two);
           const byStages = [...expected].sort((a, b) => stages(b.id) - stages(a.id));
           expect(whole.data.map((d) => d.id)).toEqual(byStages.map((x) => x.id));
-          expect(await pages(store.dynamic, query, { ...two, limit: k })).toEqual(byStages.map((x) => x.id));
+          expect((await cursorPages(store.dynamic, query, { ...two, limit: k })).ids).toEqual(byStages.map((x) => x.id));
         } finally {
           await store.close();
         }
@@ -155,7 +143,7 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
           const all = await store.dynamic.query('Well', {}, { sortBy, sortOrder });
           expect(all.success, all.message).toBe(true);
           expect(all.data.map((d) => d.id)).toEqual(expected);
-          expect(await pages(store.dynamic, {}, { sortBy, sortOrder, limit })).toEqual(expected);
+          expect((await cursorPages(store.dynamic, {}, { sortBy, sortOrder, limit })).ids).toEqual(expected);
         } finally {
           await store.close();
         }
@@ -189,7 +177,7 @@ describe.each(backends())('near and several sort keys: $name', (backend) => {
       const query = { surfaceLoc: { near: { point: [-97.5, 35.5], maxDistance: 20_000 } } };
       const r = await store.dynamic.query('Well', query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 });
       expect(r.data.map((d) => d.pwi)).toEqual(['B']);
-      expect(await pages(store.dynamic, query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 })).toHaveLength(3);
+      expect((await cursorPages(store.dynamic, query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], limit: 1 })).ids).toHaveLength(3);
       // iterate reads by the same cursor, its distance answered on each document.
       const seen: unknown[] = [];
       for await (const d of store.dynamic.iterate('Well', query, { sortBy: ['surfaceLoc', 'fracStages'], sortOrder: [1, -1], batchSize: 1, distance: 'metres' })) {
