@@ -14,6 +14,7 @@ import autocannon from 'autocannon';
 import { cachedWells } from './database.mjs';
 import { pwiOf } from './generate.mjs';
 import { writeSection } from './report.mjs';
+import { servedAt } from './served.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,15 +39,7 @@ process.on('exit', () => {
 async function start(args) {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(child);
-  const base = await new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /at (http:\/\/\S+)\/api/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}`)));
-  });
+  const base = (await servedAt(child)).replace(/\/api$/, '');
   return { base, pid: child.pid };
 }
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { writeSection } from './report.mjs';
+import { servedAt } from './served.mjs';
 
 const arg = (name, def) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -30,15 +31,7 @@ const configs = [
 async function run(config) {
   const dir = mkdtempSync(join(tmpdir(), 'consolidata-load-'));
   const server = spawn(process.execPath, [cli, 'serve', '--db', join(dir, 'load.db'), '--port', '0', '--sample', ...config.args], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const base = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /at (http:\/\/\S+\/api)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
+  const base = await servedAt(server);
 
   const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))[1]) / 1024;
   const samples = [];

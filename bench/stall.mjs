@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { cachedWells } from './database.mjs';
 import { generateDaily, generateWells, pwiOf } from './generate.mjs';
+import { servedAt } from './served.mjs';
 
 if (!isMainThread) {
   await probeThread(workerData.probe);
@@ -149,15 +150,7 @@ const server = spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', '--cpu-prof
 cleanup.unshift(() => server.exitCode === null && server.signalCode === null && server.kill('SIGKILL'));
 let serverLog = '';
 server.stderr.on('data', (d) => (serverLog += d));
-const base = await new Promise((resolve, reject) => {
-  let out = '';
-  server.stdout.on('data', (d) => {
-    out += d;
-    const m = /at (http:\/\/\S+\/api)/.exec(out);
-    if (m) resolve(m[1]);
-  });
-  server.once('exit', (code) => reject(new Error(`server exited ${code}\n${serverLog}`)));
-});
+const base = await servedAt(server, () => serverLog);
 const { hostname, port } = new URL(base);
 
 // ---- the server's memory: whole process (all threads), resident pages in total and anonymous ones ----
@@ -423,15 +416,7 @@ async function pgKill(trials = 6) {
   const pgServer = spawn(process.execPath, [CLI, 'serve', '--db', `${cluster.url}&schema=stall`, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let exits = 0;
   pgServer.on('exit', () => exits++);
-  const pgBase = await new Promise((resolve, reject) => {
-    let out = '';
-    pgServer.stdout.on('data', (d) => {
-      out += d;
-      const m = /at (http:\/\/\S+\/api)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    pgServer.once('exit', (code) => reject(new Error(`serve on PostgreSQL exited ${code}`)));
-  });
+  const pgBase = await servedAt(pgServer);
   const admin = async (sql, params) => {
     const c = new pg.Client({ connectionString: cluster.url });
     c.on('error', () => undefined);
