@@ -64,6 +64,11 @@ export interface QueryResult {
   next?: Keyset | null;
 }
 
+/** A page as `query` answers it, each document as its stored JSON text (Backend.queryText). */
+export interface TextPage extends Omit<QueryResult, 'data'> {
+  data: string[];
+}
+
 /** An unlimited query's matches as each document's JSON text, read from the database one by one (Backend.stream). */
 export interface RowStream {
   readonly rows: Iterator<string>;
@@ -190,6 +195,13 @@ export interface Backend {
    * connection of its own.
    */
   stream(info: TypeInfo, plan: QueryPlan): RowStream | null;
+  /**
+   * The page `query` answers, each document as the text the database stores, for a plan reading whole documents (no
+   * `fields`, no `distance`). Present only where that text is always what JSON.stringify makes of the document
+   * (SQLite, test/stored-text.test.ts; not PostgreSQL's jsonb text, `{"a": 1}`): then the rows `stream` reads for such
+   * a plan are that text too, and both may be sent as they are.
+   */
+  queryText?(info: TypeInfo, plan: QueryPlan): MaybePromise<TextPage>;
   /**
    * Inserts stamped documents in one transaction; colliding ones are skipped and reported, or roll everything back
    * when atomic. `docs` is read once per attempt, inside the transaction: it validates and stamps each document as

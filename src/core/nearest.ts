@@ -21,18 +21,27 @@ const MARGIN = 2;
  * @example await nearest(backend, info, plan) // the 10 nearest, read from a few hundred metres around the point
  */
 export function nearest(backend: Backend, info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult> {
+  return nearestBy((p) => backend.query(info, p), plan);
+}
+
+/**
+ * `nearest` over any reader of pages: a backend's `query`, or its `queryText` (the pages differ only in how a
+ * document is given).
+ * @example await nearestBy((p) => backend.queryText!(info, p), plan)
+ */
+export function nearestBy<P extends Pick<QueryResult, 'total' | 'next'> & { data: readonly unknown[] }>(read: (plan: QueryPlan) => MaybePromise<P>, plan: QueryPlan): MaybePromise<P> {
   const key = plan.sort?.keys[0];
   const near = key?.near;
-  if (!near || key.order !== 1 || plan.limit === 0) return backend.query(info, plan);
+  if (!near || key.order !== 1 || plan.limit === 0) return read(plan);
   const wanted = plan.skip + plan.limit + 1;
   // A later page starts from its cursor's distance; the first from the cap's inner edge.
   const last = plan.after ? Number(plan.after.key) : 0;
   const from = Math.max(near.min, Number.isFinite(last) ? last : 0);
-  const step = (reach: number, counted: number | undefined): MaybePromise<QueryResult> => {
-    if (reach >= near.max) return backend.query(info, counted === undefined ? plan : { ...plan, counted });
-    const attempt = backend.query(info, counted === undefined ? { ...plan, reach } : { ...plan, reach, counted });
+  const step = (reach: number, counted: number | undefined): MaybePromise<P> => {
+    if (reach >= near.max) return read(counted === undefined ? plan : { ...plan, counted });
+    const attempt = read(counted === undefined ? { ...plan, reach } : { ...plan, reach, counted });
     // A promise resolving to a promise is that promise's value: the async steps chain as the sync ones nest.
-    return andThen(attempt, (r): MaybePromise<QueryResult> => {
+    return andThen(attempt, (r): MaybePromise<P> => {
       // One match past the page within r: every match beyond r is farther than all of them.
       if (r.next) return r;
       // A first page holding every match there is: nothing lies beyond.
@@ -40,7 +49,7 @@ export function nearest(backend: Backend, info: TypeInfo, plan: QueryPlan): Mayb
       // An empty page past a skip tells only that fewer than `skip` lie within r: none seen, for the growth.
       const found = r.data.length ? plan.skip + r.data.length : 0;
       return step(grown(from, reach, found, wanted), plan.after ? undefined : r.total);
-    }) as MaybePromise<QueryResult>;
+    }) as MaybePromise<P>;
   };
   return step(from + Math.max(from, FIRST_REACH), undefined);
 }

@@ -39,11 +39,25 @@ export function textSlices(text: string, chars: number): TextSlices {
   };
 }
 
+/** The envelope keys an answer's documents do not give: its issues, and the cursor to its next page. */
+export interface AnswerTail {
+  readonly issues: string[];
+  readonly cursor?: string | null;
+}
+
+/** A page of documents read already, as a stream of their texts. */
+export function listedRows(texts: readonly string[], total: number): RowStream {
+  return { rows: texts[Symbol.iterator](), total, close() {} };
+}
+
 /**
  * Slices of an answer whose documents are read as they are sliced: `{"data":[` and the first documents, further
- * documents, then the envelope's tail keys from the envelope builder itself.
+ * documents, then the envelope's tail keys from the envelope builder itself. `stored`: each row is a document's text
+ * as the backend stores it, which is JSON.stringify's (Backend.queryText), and is sent as it is; otherwise (a
+ * projection, a distance, text built in SQL) it is parsed and serialised again.
+ * @example rowSlices(backend.stream(info, plan)!, { issues: [] }, { rows: 1000, chars: 1 << 20 }, true)
  */
-export function rowSlices(stream: RowStream, issues: string[], size: SliceSize): TextSlices {
+export function rowSlices(stream: RowStream, tail: AnswerTail, size: SliceSize, stored: boolean): TextSlices {
   let sent = 0;
   let head = HEAD;
   let closed = false;
@@ -62,14 +76,14 @@ export function rowSlices(stream: RowStream, issues: string[], size: SliceSize):
         if (next.done) {
           sent += count;
           close();
-          const env = envelope({ data: [], total: stream.total ?? sent, issues });
+          const env = envelope({ data: [], total: stream.total ?? sent, issues: tail.issues, cursor: tail.cursor });
           env.count = sent;
           env.empty = sent === 0;
           return { text: text + JSON.stringify(env).slice(HEAD.length), end: true };
         }
-        // Parsed and serialised again: SQLite renders some values otherwise than JSON.stringify (a REAL as 1.0),
-        // and the text must be the one the unstreamed envelope serialises to.
-        const row = JSON.stringify(JSON.parse(next.value));
+        // Text built in SQL renders some values otherwise than JSON.stringify (a REAL as 1.0), and the text must be
+        // the one the unstreamed envelope serialises to.
+        const row = stored ? next.value : JSON.stringify(JSON.parse(next.value));
         text = sent + count === 0 ? text + row : `${text},${row}`;
         count++;
       }

@@ -16,10 +16,10 @@ import { encodeCursor } from '../query/cursor.js';
 import { parsePlan, type ParseContext } from '../query/parse.js';
 import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../query/aggregate.js';
 import type { Condition } from '../query/ast.js';
-import { nearest } from './nearest.js';
+import { nearest, nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
 import type { Settings } from '../settings.js';
-import { rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
+import { listedRows, rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
 import { changes, history, watch, type ChangesOptions, type WatchOptions } from './feed.js';
 import { journaled, journalOf, logRefusal, type RequestJournal } from './journal.js';
 import { load, plural, type LoadOptions } from './load.js';
@@ -160,10 +160,23 @@ export class CoreStore {
     const env = await run(this.#state, () => {
       const { info, plan } = this.#read(type, query, options);
       const { backend } = this.#state;
+      const tail = { issues: [...plan.issues] };
+      // Whole documents where the engine stores JSON.stringify's text of them: sent as read, never parsed.
+      const stored = backend.queryText !== undefined && plan.fields === null && plan.distance === null;
       const rows = backend.capabilities.stream ? backend.stream(info, plan) : null;
-      if (!rows) return this.#answer(info, plan);
-      streamed = rowSlices(rows, [...plan.issues], size);
-      return envelope<AnyDoc>({});
+      if (rows) {
+        streamed = rowSlices(rows, tail, size, stored);
+        return envelope<AnyDoc>({});
+      }
+      if (!stored) return this.#answer(info, plan);
+      return andThen(
+        nearestBy((p) => backend.queryText!(info, p), plan),
+        ({ data, total, next }) => {
+          const cursor = next ? encodeCursor(plan.shape, next, backend.cursorKey) : null;
+          streamed = rowSlices(listedRows(data, total), { ...tail, cursor }, size, true);
+          return envelope<AnyDoc>({});
+        },
+      );
     });
     if (streamed) return { failure: null, slices: streamed };
     return { failure: env.success ? null : (env as Envelope<never>), slices: textSlices(JSON.stringify(env), size.chars) };

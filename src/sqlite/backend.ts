@@ -4,7 +4,7 @@
  * the bulk path of large inserts (bulk.ts), streamed reads, and snapshots. The schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type QueryResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type SummaryAnswer } from '../backend.js';
+import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type QueryResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type TextPage, type SummaryAnswer } from '../backend.js';
 import { RequestError, type EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -32,7 +32,7 @@ import { DocumentCache, type DocumentCacheStats } from './documents.js';
 export { requestErrorOf };
 
 /** A page's rows and how to take each one's document (its JSON text, or its rowid with the document cache on). */
-type Materialize = <R>(info: TypeInfo, rows: readonly R[], value: (row: R) => unknown) => StoredDoc[];
+type Materialize<D = StoredDoc> = <R>(info: TypeInfo, rows: readonly R[], value: (row: R) => unknown) => D[];
 
 /**
  * Each row's JSON parsed on its own: never one string of every row (a string has a length limit, ~512 MB), and
@@ -43,6 +43,9 @@ const parseRows: Materialize = (_info, rows, text) => {
   for (let i = 0; i < rows.length; i++) data[i] = JSON.parse(text(rows[i]!) as string) as StoredDoc;
   return data;
 };
+
+/** Each row's JSON text as SQLite renders the stored document: the text JSON.stringify makes of it (queryText). */
+const rowTexts: Materialize<string> = (_info, rows, text) => rows.map((r) => text(r) as string);
 
 /** What the document cache checks before each read: another connection's commits, and this one's changes. */
 const CHANGED = 'SELECT (SELECT data_version FROM pragma_data_version), total_changes()';
@@ -236,6 +239,13 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     );
   }
 
+  /** The page `query` answers, each document as its stored text: for plans without `fields` or `distance` (Backend.queryText). */
+  queryText(info: TypeInfo, plan: QueryPlan): TextPage {
+    // Text is read from the table, never through the document cache: it holds parsed documents.
+    const select = this.#select(info, plan, false);
+    return this.#exec(() => this.#page(info, plan, select, rowTexts));
+  }
+
   /**
    * Documents of rows by rowid from the document cache, those it lacks read in one statement (then kept): the
    * caller's read transaction holds the snapshot the rowids came from.
@@ -259,7 +269,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   };
 
   /** A plan's page, its total and where the next page starts, each row's document taken by `materialize`. */
-  #page(info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize): QueryResult {
+  #page<D>(info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Omit<QueryResult, 'data'> & { data: D[] } {
     if (!select.keyed) {
       const statement = this.#statements.get(select.sql);
       const page = () => statement.pluck(true).all(...select.params) as unknown[];
