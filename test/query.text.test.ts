@@ -24,7 +24,7 @@ async function textOf(store: DynamicStore, type: string, query: unknown, options
 /** The case's options, and those of a first page, a later page by cursor, a projection and a sort. */
 function variants(options: Record<string, unknown> | undefined): Record<string, unknown>[] {
   const own = options ?? {};
-  return [own, { ...own, limit: 2 }, { ...own, limit: 1, skip: 1 }, { ...own, skip: 1 }, { ...own, fields: ['id', 'pwi', 'extra'] }, { ...own, sortBy: 'pwi', sortOrder: 'desc', limit: 3 }];
+  return [own, { ...own, limit: 2 }, { ...own, limit: 1, skip: 1 }, { ...own, skip: 1 }, { ...own, fields: ['id', 'pwi', 'extra'] }, { ...own, sortBy: 'pwi', sortOrder: -1, limit: 3 }];
 }
 
 describe.each([sqlite, sqliteCached])('query text on $name', (backend) => {
@@ -104,5 +104,22 @@ describe('query text of k-nearest pages with distances (SQLite)', () => {
       ),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('query text inside a transaction held on the connection (SQLite)', () => {
+  it('reads in that transaction, and leaves it open, for a streamed page after a skip', async () => {
+    const store = DataStore.open(':memory:');
+    try {
+      expect((await store.dynamic.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }])).errors).toEqual([]);
+      store.database.exec('BEGIN');
+      const text = await textOf(store.dynamic, 'Well', {}, { skip: 1 });
+      expect(text).toBe(JSON.stringify(await store.dynamic.query('Well', {}, { skip: 1 })));
+      expect(JSON.parse(text).data.map((d: { pwi: string }) => d.pwi)).toEqual(['B', 'C']);
+      expect(store.database.inTransaction).toBe(true);
+      store.database.exec('COMMIT');
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -3,6 +3,7 @@
  * pool (`createPool`) both offer.
  */
 import type { Envelope } from '../envelope.js';
+import type { SliceSize, TextSlices } from './slices.js';
 
 /** Per-request control the adapter passes to a store: `signal` aborts when the client goes away. */
 export interface RequestControl {
@@ -33,6 +34,11 @@ export interface StoreLike {
   /** The change feed (`GET /data/changes`); absent: the route answers that the store has none. */
   watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal; onDrop?: (error: unknown) => void }): AsyncGenerator<{ seq: number }, void, undefined> & { nextBatch?(maxBytes: number): Promise<{ seq: number }[]> };
   changes?(type?: string, options?: { since?: number; query?: unknown; limit?: number; waitMs?: number; signal?: AbortSignal }): Promise<Envelope<unknown>>;
+  /**
+   * A query's answer as slices of its envelope's JSON text (DynamicStore#queryText): the adapter sends them as they
+   * are, so no document is parsed and serialised again on its way out.
+   */
+  queryText?(type: string, query: unknown, options: unknown, size: SliceSize): Promise<{ failure: Envelope<never> | null; slices: TextSlices }>;
   /** A store that streams a query's answer (the pool): the adapter then writes it chunk by chunk, never whole. */
   queryStream?(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStreamLike>;
 }

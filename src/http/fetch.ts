@@ -69,6 +69,6 @@ export function createFetchHandler(store: StoreInput, options: HttpOptions = {})
       readBody: () => readFetchBody(request, router.maxBodyBytes),
       signal: request.signal,
     });
-    return new Response(out.body ? textStream(out.body) : JSON.stringify(out.envelope), { status: out.status, headers: out.headers });
+    return new Response(out.body ? textStream(out.body) : (out.text ?? JSON.stringify(out.envelope)), { status: out.status, headers: out.headers });
   };
 }

@@ -212,7 +212,7 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
           void writeStreamed(res, out, out.body);
           return;
         }
-        const text = JSON.stringify(out.envelope);
+        const text = out.text ?? JSON.stringify(out.envelope);
         res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
         res.end(text);
         // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.

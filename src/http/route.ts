@@ -15,10 +15,11 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 type Json = Record<string, unknown>;
 type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => Promise<Envelope<unknown> | Streamed>;
 
-/** A query answer to stream: its status comes from `head` (a success), its JSON text from `body`. */
+/** A query answer as text: its status comes from `head` (a success), its JSON text from `body` (streamed) or `text`. */
 export interface Streamed {
   head: Envelope<unknown>;
-  body: AsyncIterable<Chunk>;
+  body?: AsyncIterable<Chunk>;
+  text?: string;
   /** Headers replacing the JSON ones (an event stream, a page). */
   headers?: Record<string, string>;
   /** Aborted when the server ends a live stream (see CoreResponse.stop). */
@@ -106,12 +107,38 @@ function control(req: CoreRequest): { signal: AbortSignal } | undefined {
   return req.signal ? { signal: req.signal } : undefined;
 }
 
-/** Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. */
+/** The slices a one-thread store's text answer is taken in: as a streamed answer is written (STREAM_ROWS, 1 MiB). */
+const TEXT_SLICES = { rows: 1000, chars: 1 << 20 };
+
+/**
+ * Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. A
+ * store answering text (a DynamicStore) is sent its text as it is: its documents are never parsed and serialised
+ * again.
+ */
 async function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
-  const control = req.signal ? { signal: req.signal } : undefined;
-  if (!store.queryStream) return store.query(type, q, options, control);
-  const stream = await store.queryStream(type, q, options, control);
-  return stream.failure ?? { head: envelope(), body: stream };
+  if (store.queryStream) {
+    const stream = await store.queryStream(type, q, options, control(req));
+    return stream.failure ?? { head: envelope(), body: stream };
+  }
+  if (!store.queryText) return store.query(type, q, options, control(req));
+  const { failure, slices } = await store.queryText(type, q, options, TEXT_SLICES);
+  if (failure) return failure;
+  // Taken whole now: this connection serves other requests while the answer is written, so no read stays open on it.
+  const parts: string[] = [];
+  try {
+    for (let s = slices.next(); ; s = slices.next()) {
+      parts.push(s.text);
+      if (s.end) break;
+    }
+  } finally {
+    slices.close();
+  }
+  return parts.length === 1 ? { head: envelope(), text: parts[0] } : { head: envelope(), body: listed(parts) };
+}
+
+/** Chunks already made, as a streamed body. */
+async function* listed(parts: readonly string[]): AsyncGenerator<string> {
+  yield* parts;
 }
 
 async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
@@ -540,7 +567,8 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       const answer = await entry.run(target, body, req, site);
       if (!('head' in answer)) return respond(answer);
       const head = respond(answer.head);
-      return { ...head, headers: answer.headers ?? head.headers, body: answer.body, ...(answer.stop ? { stop: answer.stop } : {}) };
+      const sent = answer.body ? { body: answer.body } : { text: answer.text };
+      return { ...head, headers: answer.headers ?? head.headers, ...sent, ...(answer.stop ? { stop: answer.stop } : {}) };
     } catch (e) {
       if (e instanceof BodyError) {
         return e.status === 413

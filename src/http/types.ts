@@ -78,6 +78,8 @@ export interface CoreResponse {
   envelope: Envelope<unknown>;
   /** A streamed answer: the envelope's JSON text, chunk by chunk (`envelope` is then only its successful head). */
   body?: AsyncIterable<Chunk>;
+  /** The envelope's JSON text, made already (a query's stored documents): sent in place of `envelope`, its head. */
+  text?: string;
   /**
    * Aborted when a live stream ends on the server's side (its feed subscriber was dropped): the bridge stops waiting
    * for the client to take what was written, sends the rest of `body` (which says why) and closes.

@@ -323,15 +323,17 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     // Streamed rows are JSON text, read as they are taken: never through the document cache.
     const select = this.#select(info, plan, false);
     let total: number | null = null;
+    // Inside a transaction already (one held on `database`): its snapshot is the stream's, and not the stream's to end.
+    const own = select.paged && !this.#db.inTransaction;
     if (select.paged) {
       // A skip: the rows and their total come from one read transaction, held until the stream closes.
       const d = this.#driver;
       total = this.#exec(() => {
-        d.begin(d, 'read', []);
+        if (own) d.begin(d, 'read', []);
         try {
           return this.#count(select);
         } catch (e) {
-          d.rollback();
+          if (own) d.rollback();
           throw e;
         }
       });
@@ -340,7 +342,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     try {
       rows = this.#statements.get(select.sql).pluck(true).iterate(...select.params) as IterableIterator<string>;
     } catch (e) {
-      this.#driver.rollback();
+      if (own) this.#driver.rollback();
       throw e;
     }
     return {
@@ -351,7 +353,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
           rows.return?.();
         } finally {
           // COMMIT ends the read transaction; it cannot run while the statement is stepping, hence after return().
-          if (total !== null) {
+          if (own) {
             if (this.#db.inTransaction) this.#driver.commit();
             else this.#driver.rollback();
           }

@@ -1,0 +1,78 @@
+/**
+ * The one-thread server (either bridge over a DynamicStore) answers a query with the documents' stored text as it is
+ * (DynamicStore#queryText): byte for byte the envelope `store.query` answers, no document parsed on the way.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createFetchHandler, createNodeHandler } from '../../src/http/index.js';
+import { DataStore } from '../../src/index.js';
+import type { StoreLike } from '../../src/core/store-like.js';
+
+const ODD = { sum: 0.1 + 0.2, big: 1e21, tiny: 5e-324, text: 'line\u2028"q"\\ \u0001 \ud800 日本' };
+
+/** 1,200 Wells: an unlimited answer is more than one slice of 1,000. */
+async function wells() {
+  const store = DataStore.open(':memory:', { strict: false });
+  const docs = Array.from({ length: 1200 }, (_, i) => ({ pwi: `W-${String(i).padStart(4, '0')}`, ...ODD, n: i / 7 }));
+  expect((await store.dynamic.insert('Well', docs)).errors).toEqual([]);
+  return store;
+}
+
+/** The store's own operations, but `query`, which must not answer. */
+function textOnly(store: DataStore): StoreLike {
+  const d = store.dynamic;
+  return {
+    ...Object.fromEntries(['insert', 'replace', 'update', 'delete', 'types', 'schema', 'aggregate', 'count', 'distinct', 'queryText'].map((m) => [m, (d as unknown as Record<string, (...a: unknown[]) => unknown>)[m]!.bind(d)])),
+    query: () => Promise.reject(new Error('answered by query, not queryText')),
+    withUser: () => textOnly(store),
+  } as unknown as StoreLike;
+}
+
+const BODIES = [
+  { type: 'Well', query: { pwi: 'W-0007' } },
+  { type: 'Well', query: {}, options: { limit: 50, sortBy: 'pwi', sortOrder: -1 } },
+  { type: 'Well', query: {}, options: { skip: 3 } },
+  { type: 'Well', query: { pwi: { gte: 'W-0100' } }, options: { fields: ['pwi', 'sum'] } },
+];
+
+describe('query answers of the one-thread server', () => {
+  let store: DataStore | undefined;
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    await store?.close();
+  });
+
+  it('are the stored text, byte for byte the envelope of store.query, through the Fetch bridge', async () => {
+    store = await wells();
+    const handle = createFetchHandler(textOnly(store));
+    for (const body of BODIES) {
+      const res = await handle(new Request('http://x/api/data/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      const text = await res.text();
+      expect(res.status, text).toBe(200);
+      expect(text).toBe(JSON.stringify(await store.dynamic.query(body.type, body.query, body.options)));
+    }
+  });
+
+  it('are the stored text through the node bridge, and no document is parsed on the way', async () => {
+    store = await wells();
+    const expected = await Promise.all(BODIES.map((b) => store!.dynamic.query(b.type, b.query, b.options).then((e) => JSON.stringify(e))));
+    const handler = createNodeHandler(store);
+    const server = http.createServer((req, res) => handler(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const [i, body] of BODIES.entries()) {
+        const res = await fetch(`http://127.0.0.1:${port}/api/data/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        expect(res.status).toBe(200);
+        expect(await res.text()).toBe(expected[i]);
+      }
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+    // Only the projection (text built in SQL) is parsed again; whole documents never are.
+    const documents = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes('"createdActivityId"'));
+    expect(documents).toEqual([]);
+  });
+});
