@@ -66,6 +66,7 @@ export function createFetchHandler(store: StoreInput, options: HttpOptions = {})
       path: url.pathname,
       searchParams: url.searchParams,
       headers: request.headers,
+      header: (name) => request.headers.get(name),
       readBody: () => readFetchBody(request, router.maxBodyBytes),
       signal: request.signal,
     });

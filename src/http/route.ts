@@ -184,7 +184,7 @@ async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envel
 
 /** A whole number from a query-string parameter, or the envelope refusing it; `undefined` when absent. */
 function intParam(req: CoreRequest, name: string, header?: string): number | undefined | Envelope<unknown> {
-  const raw = (header && req.headers.get(header)) || req.searchParams.get(name);
+  const raw = (header && req.header(header)) || req.searchParams.get(name);
   if (raw === null || raw === '') return undefined;
   if (!/^\d{1,15}$/.test(raw)) return bad(`${name}: expected a non-negative integer, got ${JSON.stringify(raw.slice(0, 40))}`, name);
   return Number(raw);
@@ -212,7 +212,7 @@ async function changes(store: StoreLike, req: CoreRequest): Promise<Envelope<unk
       return bad('query: expected a JSON query object', 'query');
     }
   }
-  if (!(req.headers.get('accept') ?? '').includes('text/event-stream')) {
+  if (!(req.header('accept') ?? '').includes('text/event-stream')) {
     const wait = intParam(req, 'wait');
     const limit = intParam(req, 'limit');
     if (typeof wait === 'object') return wait;
@@ -440,7 +440,7 @@ function unknownKeys(body: Json, keys: readonly string[]): Envelope<unknown> | u
  * several requests shares one id. Options that are not an object are passed on as they are, for the store to refuse.
  */
 function activity(req: CoreRequest, options?: unknown): { activityId?: string } | undefined {
-  const id = req.headers.get('x-activity-id');
+  const id = req.header('x-activity-id');
   const given = options as { activityId?: string } | undefined;
   if (id === null || (options !== undefined && options !== null && !isPlainObject(options))) return given;
   return { ...(options ?? {}), activityId: id };
@@ -554,7 +554,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
       }
       let body: Json = {};
       if (entry.json) {
-        const type = req.headers.get('content-type');
+        const type = req.header('content-type');
         if (!isJsonContentType(type)) {
           return failWith('UNSUPPORTED_MEDIA_TYPE', `request body must be application/json, got ${type ? JSON.stringify(type) : 'no content type'}`);
         }

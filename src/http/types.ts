@@ -47,6 +47,8 @@ export interface CoreRequest {
   path: string;
   searchParams: URLSearchParams;
   headers: Headers;
+  /** One header's value, as `headers.get` answers it (a bridge may answer it without copying every header). */
+  header(name: string): string | null;
   /** Raw bytes, or a value an upstream body parser already decoded (Express's `req.body`). */
   readBody: () => Promise<Uint8Array | { parsed: unknown }>;
   /** Aborted when the client goes away: a query's work then stops. */
