@@ -107,9 +107,6 @@ function control(req: CoreRequest): { signal: AbortSignal } | undefined {
   return req.signal ? { signal: req.signal } : undefined;
 }
 
-/** The slices a one-thread store's text answer is taken in: as a streamed answer is written (STREAM_ROWS, 1 MiB). */
-const TEXT_SLICES = { rows: 1000, chars: 1 << 20 };
-
 /**
  * Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. A
  * store answering text (a DynamicStore) is sent its text as it is: its documents are never parsed and serialised
@@ -448,6 +445,9 @@ function activity(req: CoreRequest, options?: unknown): { activityId?: string } 
 
 /** Answers with more documents than this are written in slices (see envelopeText). */
 const STREAM_ROWS = 1000;
+
+/** The slices a one-thread store's text answer is taken in: as an answer of documents is written (envelopeText). */
+const TEXT_SLICES = { rows: STREAM_ROWS, chars: 1 << 20 };
 
 /**
  * The JSON text of an envelope in slices of about `sliceChars`: the same text JSON.stringify would make, built
