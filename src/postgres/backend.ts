@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL backend: the shared SQL backend (src/sql/backend.ts) over a pool of node-postgres clients (driver.ts),
  * each request one transaction (or one statement, which is one), plans compiled by compile.ts. Its own strategies:
- * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, conditions SQL cannot decide (#inJs)
+ * inserts in chunks, dotted updates rewritten in JS, conditions SQL cannot decide (#inJs)
  * decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
  * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`; on Citus a no-op UPDATE,
  * see #locked) on what they rewrite, so concurrent writers never lose an update; deadlocks and serialization failures

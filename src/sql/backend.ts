@@ -2,7 +2,7 @@
  * The backend of every SQL engine, written once over a small driver per engine (run a statement, read rows, open and
  * end a transaction, classify the engine's errors). An operation is a generator whose steps yield driver calls: a
  * synchronous runner answers SQLite's (no promise or microtask per request), an async one PostgreSQL's, so each rule
- * (the retry policy, the journal's context and ActivityLog, deletes, updates, the feed's reads) exists once.
+ * (the retry policy, the journal's context and ActivityLog, replaces, deletes, updates, the feed's reads) exists once.
  */
 import type { TypeInfo } from '../catalogue/index.js';
 import { requestError, RequestError } from '../envelope.js';
