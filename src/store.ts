@@ -18,7 +18,7 @@ import { resolveSettings, type OpenOptions, type Settings } from './settings.js'
 import { openSqlite, sqliteOf, type Db, type DocumentCacheStats, type SqliteEngine } from './sqlite/index.js';
 
 export type { InsertOptions, LoadOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './core/store.js';
-export type { OpenOptions, IndexSpec } from './settings.js';
+export type { OpenOptions } from './settings.js';
 export type { ChangeEvent, Version } from './backend.js';
 export type { DocumentCacheStats } from './sqlite/index.js';
 
