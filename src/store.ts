@@ -128,6 +128,7 @@ export class DynamicStore extends CoreStore {
     return new DynamicStore(DynamicStore.stateOf(backend, settings), settings.userId);
   }
 
+  // Inside the class, where the protected backend is readable: DataStore reaches it through dynamicEngine.
   static {
     dynamicEngine = (store, member, idle) => sqliteOf(idle ? store.idle(member) : store.backend, member);
     installSqliteMembers(this, dynamicEngine);
@@ -180,6 +181,7 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return new DataStore<C>(dynamic);
   }
 
+  // A typed store's SqliteMembers are those of its dynamic store.
   static {
     installSqliteMembers<DataStore>(this, (store, member, idle) => dynamicEngine(store.#dynamic, member, idle));
   }
