@@ -1,4 +1,4 @@
-export { DataStore, SqliteDataStore, DynamicStore, SqliteDynamicStore, type OpenOptions, type InsertOptions, type LoadOptions, type ReplaceOptions, type WriteOptions, type UpdateOptions, type WatchOptions, type ChangeEvent, type Version, type DocumentCacheStats } from './store.js';
+export { DataStore, SqliteDataStore, DynamicStore, SqliteDynamicStore, type SqliteMembers, type OpenOptions, type InsertOptions, type LoadOptions, type ReplaceOptions, type WriteOptions, type UpdateOptions, type WatchOptions, type ChangeEvent, type Version, type DocumentCacheStats } from './store.js';
 export { unwrap, DataStoreError, ERROR_CODES, type Envelope, type EnvelopeError, type ErrorCode } from './envelope.js';
 export {
   Catalogue,

@@ -4,7 +4,8 @@
  * misspelled field, a wrong operand or an unknown type does not compile; the work is done by a `DynamicStore`.
  * Type names are the declared name or the same in lower case (`'Well'`, `'well'`), plus the aliases the run time
  * knows (`'Folder'` for Petron); both spellings give the same document type. A store opened over SQLite is a
- * `SqliteDynamicStore` / `SqliteDataStore`: it has the SQLite-only members (`database`, `snapshot`, `restore`).
+ * `SqliteDynamicStore` / `SqliteDataStore`: it has the SQLite-only members (`SqliteMembers`: `database`, `snapshot`,
+ * `restore`, `documentCacheStats`).
  */
 import type { BuiltinCatalogue, CatalogueShape, Doc, DocInput, TypeName } from './catalogue/index.js';
 import { describe } from './catalogue/validate.js';
@@ -14,12 +15,82 @@ import type { Envelope } from './envelope.js';
 import type { FieldName, IterateOptions, Projected, Query, QueryOptions, SortPath, UpdateBody } from './query/types.js';
 import type { AggregateOptions, AggregateRow, GroupKey, MetricSpec } from './query/aggregate-types.js';
 import { resolveSettings, type OpenOptions, type Settings } from './settings.js';
-import { openSqlite, sqliteOf, type Db, type DocumentCacheStats } from './sqlite/index.js';
+import { openSqlite, sqliteOf, type Db, type DocumentCacheStats, type SqliteEngine } from './sqlite/index.js';
 
 export type { InsertOptions, LoadOptions, ReplaceOptions, UpdateOptions, WatchOptions, WriteOptions } from './core/store.js';
-export type { OpenOptions, IndexSpec } from './settings.js';
+export type { OpenOptions } from './settings.js';
 export type { ChangeEvent, Version } from './backend.js';
 export type { DocumentCacheStats } from './sqlite/index.js';
+
+/**
+ * The SQLite-only members of a store opened over SQLite (`SqliteDataStore`, `SqliteDynamicStore`): its connection, and
+ * the database as bytes and back. A store over another backend has none of them in its type; reached anyway, they
+ * throw the TypeError saying so.
+ */
+export interface SqliteMembers {
+  /**
+   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
+   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
+   */
+  readonly database: Db;
+
+  /**
+   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. A copy: later writes do not
+   * change it. Put it back with `restore`, or open a copy with `DataStore.fromSnapshot`.
+   * @example const seeded = store.snapshot(); beforeEach(() => store.restore(seeded));
+   */
+  snapshot(): Buffer;
+
+  /**
+   * Puts an in-memory store back to a snapshot of it (or of a store opened with the same options); every view sees
+   * the restored data, and the snapshot stays reusable. A file store refuses it with a TypeError.
+   * @example store.restore(seeded)
+   */
+  restore(snapshot: Uint8Array): void;
+
+  /**
+   * The document cache (option `documentCache`, README "Document cache"): documents held, their estimated bytes
+   * (JSON text length, bounded by `maxBytes`), and documents answered from it (`hits`) or read and kept (`misses`).
+   * Null when the store was opened without it. Each connection has its own: a pool's reader threads each hold one.
+   * @example const { entries, bytes, hits, misses } = store.documentCacheStats()!;
+   */
+  documentCacheStats(): DocumentCacheStats | null;
+}
+
+/** The SQLite engine behind `store` for `member` (with `idle`, once no atomic load holds it), else the TypeError saying so. */
+type EngineOf<S> = (store: S, member: keyof SqliteMembers, idle: boolean) => SqliteEngine;
+
+/** A DynamicStore's engine: set inside the class, the one place its protected backend can be read. */
+let dynamicEngine: EngineOf<DynamicStore>;
+
+/**
+ * Puts the one implementation of `SqliteMembers` on a store class, over the engine `engineOf` finds. They stay out
+ * of the class's type (a PostgreSQL store's type has none); the SQLite classes take them by declaration merging.
+ */
+function installSqliteMembers<S>(target: { prototype: S }, engineOf: EngineOf<S>): void {
+  // Flags as a class body gives its own members: not enumerable, replaceable.
+  const method = (value: (this: S, ...args: never[]) => unknown): PropertyDescriptor => ({ value, writable: true, configurable: true });
+  const members: Record<keyof SqliteMembers, PropertyDescriptor> = {
+    database: {
+      get(this: S): Db {
+        return engineOf(this, 'database', false).database;
+      },
+      configurable: true,
+    },
+    snapshot: method(function (this: S): Buffer {
+      return engineOf(this, 'snapshot', true).snapshot();
+    }),
+    restore: method(function (this: S, snapshot: Uint8Array): void {
+      const engine = engineOf(this, 'restore', true);
+      if (!(snapshot instanceof Uint8Array)) throw new TypeError('restore: expected a snapshot from store.snapshot()');
+      engine.restore(snapshot);
+    }),
+    documentCacheStats: method(function (this: S): DocumentCacheStats | null {
+      return engineOf(this, 'documentCacheStats', false).documentCacheStats();
+    }),
+  };
+  Object.defineProperties(target.prototype, members);
+}
 
 /**
  * The untyped store: every check happens at run time, so it takes input from JSON (HTTP, files, other languages).
@@ -57,62 +128,16 @@ export class DynamicStore extends CoreStore {
     return new DynamicStore(DynamicStore.stateOf(backend, settings), settings.userId);
   }
 
-  // The SQLite-only members (see SqliteDynamicStore, which makes them public): any other store throws the TypeError saying so.
-
-  protected get database(): Db {
-    return sqliteOf(this.backend, 'database').database;
-  }
-
-  protected snapshot(): Buffer {
-    return sqliteOf(this.idle('snapshot'), 'snapshot').snapshot();
-  }
-
-  protected restore(snapshot: Uint8Array): void {
-    const backend = sqliteOf(this.idle('restore'), 'restore');
-    if (!(snapshot instanceof Uint8Array)) throw new TypeError('restore: expected a snapshot from store.snapshot()');
-    backend.restore(snapshot);
-  }
-
-  protected documentCacheStats(): DocumentCacheStats | null {
-    return sqliteOf(this.backend, 'documentCacheStats').documentCacheStats();
+  // Inside the class, where the protected backend is readable: DataStore reaches it through dynamicEngine.
+  static {
+    dynamicEngine = (store, member, idle) => sqliteOf(idle ? store.idle(member) : store.backend, member);
+    installSqliteMembers(this, dynamicEngine);
   }
 }
 
-/** A `DynamicStore` over SQLite (`DynamicStore.open`, `fromSnapshot`): its connection, and the database as bytes and back. */
-export class SqliteDynamicStore extends DynamicStore {
-  /**
-   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
-   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
-   */
-  override get database(): Db {
-    return super.database;
-  }
-
-  /**
-   * The whole database as bytes (SQLite's serialize), a copy: later writes do not change it. See `DataStore#snapshot`.
-   * @example const snap = store.snapshot(); beforeEach(() => store.restore(snap));
-   */
-  override snapshot(): Buffer {
-    return super.snapshot();
-  }
-
-  /**
-   * Puts an in-memory store back to a snapshot; every view sees the restored data. See `DataStore#restore`.
-   * @example store.restore(snap)
-   */
-  override restore(snapshot: Uint8Array): void {
-    super.restore(snapshot);
-  }
-
-  /**
-   * What the document cache holds (entries, estimated bytes) and how it served reads (hits, misses), or null when the
-   * store was opened without `documentCache`. See `DataStore#documentCacheStats`.
-   * @example store.documentCacheStats()?.bytes
-   */
-  override documentCacheStats(): DocumentCacheStats | null {
-    return super.documentCacheStats();
-  }
-}
+/** A `DynamicStore` over SQLite (`DynamicStore.open`, `fromSnapshot`): one with the `SqliteMembers`. */
+export interface SqliteDynamicStore extends SqliteMembers {}
+export class SqliteDynamicStore extends DynamicStore {}
 
 /**
  * The typed store: an in-process document store over SQLite (`DataStore.open`), or over another backend
@@ -156,22 +181,9 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
     return new DataStore<C>(dynamic);
   }
 
-  // The SQLite-only members (see SqliteDataStore): on another backend, DynamicStore's own throw the TypeError saying so.
-
-  protected get database(): Db {
-    return (this.#dynamic as SqliteDynamicStore).database;
-  }
-
-  protected snapshot(): Buffer {
-    return (this.#dynamic as SqliteDynamicStore).snapshot();
-  }
-
-  protected restore(snapshot: Uint8Array): void {
-    (this.#dynamic as SqliteDynamicStore).restore(snapshot);
-  }
-
-  protected documentCacheStats(): DocumentCacheStats | null {
-    return (this.#dynamic as SqliteDynamicStore).documentCacheStats();
+  // A typed store's SqliteMembers are those of its dynamic store.
+  static {
+    installSqliteMembers<DataStore>(this, (store, member, idle) => dynamicEngine(store.#dynamic, member, idle));
   }
 
   /**
@@ -368,7 +380,8 @@ export class DataStore<C extends CatalogueShape = BuiltinCatalogue> {
   }
 }
 
-/** A `DataStore` over SQLite (`DataStore.open`, `fromSnapshot`): its connection, and the database as bytes and back. */
+/** A `DataStore` over SQLite (`DataStore.open`, `fromSnapshot`): one with the `SqliteMembers`. */
+export interface SqliteDataStore<C extends CatalogueShape = BuiltinCatalogue> extends SqliteMembers {}
 export class SqliteDataStore<C extends CatalogueShape = BuiltinCatalogue> extends DataStore<C> {
   /**
    * The same store without static types (see `DataStore#dynamic`), with its SQLite members.
@@ -376,41 +389,5 @@ export class SqliteDataStore<C extends CatalogueShape = BuiltinCatalogue> extend
    */
   override get dynamic(): SqliteDynamicStore {
     return super.dynamic as SqliteDynamicStore;
-  }
-
-  /**
-   * The underlying better-sqlite3 connection, for inspection (EXPLAIN, pragmas).
-   * @example store.database.pragma('journal_mode', { simple: true })   // 'wal' for a file store
-   */
-  override get database(): Db {
-    return super.database;
-  }
-
-  /**
-   * The whole database as bytes (SQLite's serialize): documents, indexes and R*Trees. A copy: later writes do not
-   * change it. Put it back with `restore`, or open a copy with `DataStore.fromSnapshot`.
-   * @example const seeded = store.snapshot(); beforeEach(() => store.restore(seeded));
-   */
-  override snapshot(): Buffer {
-    return super.snapshot();
-  }
-
-  /**
-   * Puts an in-memory store back to a snapshot of it (or of a store opened with the same options); every view sees
-   * the restored data, and the snapshot stays reusable. A file store refuses it with a TypeError.
-   * @example store.restore(seeded)
-   */
-  override restore(snapshot: Uint8Array): void {
-    super.restore(snapshot);
-  }
-
-  /**
-   * The document cache (option `documentCache`, README "Document cache"): documents held, their estimated bytes
-   * (JSON text length, bounded by `maxBytes`), and documents answered from it (`hits`) or read and kept (`misses`).
-   * Null when the store was opened without it. Each connection has its own: a pool's reader threads each hold one.
-   * @example const { entries, bytes, hits, misses } = store.documentCacheStats()!;
-   */
-  override documentCacheStats(): DocumentCacheStats | null {
-    return super.documentCacheStats();
   }
 }

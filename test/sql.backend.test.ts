@@ -77,6 +77,7 @@ class FakeBackend extends SqlBackend<null> {
   readonly capabilities = { cursors: false, stream: false, bulk: false, feed: false };
   protected readonly dialect = sqlite;
   protected readonly changesTable = '"cd_changes"';
+  readonly softDelete = new Set<string>();
   constructor(
     readonly fake: FakeDriver,
     beforeCommit?: () => boolean,
@@ -97,6 +98,9 @@ class FakeBackend extends SqlBackend<null> {
   }
   protected *lastGiven(): Op<number> {
     return 0;
+  }
+  protected uniqueFields() {
+    return [];
   }
 }
 

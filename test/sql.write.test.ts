@@ -24,6 +24,11 @@ describe('write statements, as each dialect writes them', () => {
     });
   });
 
+  it('one document is rewritten by its id, the text bound before the id', () => {
+    expect(putDoc(sqlite, table, 'W1', '{"id":"W1"}')).toEqual({ sql: 'UPDATE "docs_Well" SET doc = jsonb(?) WHERE id = ?', params: ['{"id":"W1"}', 'W1'] });
+    expect(putDoc(postgres, table, 'W1', '{"id":"W1"}')).toEqual({ sql: 'UPDATE "docs_Well" SET doc = $1::text::jsonb, body = $1::text::text WHERE id = $2::text', params: ['{"id":"W1"}', 'W1'] });
+  });
+
   it("a layout's computed column goes last, from the same bound document", () => {
     const citus = { name: '"docs_Well"', computed: { column: 'dk', value: (j: unknown) => sql`(${j as string}::json ->> 'id')` } };
     expect(insertDoc(postgres, citus, 'W1', '{}').sql).toBe(`INSERT INTO "docs_Well" (id, doc, body, dk) VALUES ($1::text, $2::text::jsonb, $2::text::text, ($2::text::json ->> 'id'))`);
@@ -100,9 +105,8 @@ describe('write statements, run', () => {
     run(insertArray(sqlite, table, '[{"id":"W3","pwi":"P3"},{"id":"W2","pwi":"P2"}]', false));
     // Rows keep the array's order.
     expect(read(readDocs(sqlite, table, '1', false)).map((r) => r.id)).toEqual(['W1', 'W3', 'W2']);
-    run(putArray(sqlite, table, '[{"id":"W2","pwi":"P9"}]'));
-    const [w1] = read(readDocs(sqlite, table, ids(sqlite, ['W1']), false));
-    run(putDoc(sqlite, table, '{"id":"W1","pwi":"P8"}', w1!.seq));
+    expect(run(putArray(sqlite, table, '[{"id":"W2","pwi":"P9"},{"id":"W1","pwi":"P7"}]')).changes).toBe(2);
+    expect(run(putDoc(sqlite, table, 'W1', '{"id":"W1","pwi":"P8"}')).changes).toBe(1);
     expect(read(readDocs(sqlite, table, ids(sqlite, ['W1', 'W2']), false)).map((r) => JSON.parse(r.doc))).toEqual([
       { id: 'W1', pwi: 'P8' },
       { id: 'W2', pwi: 'P9' },

@@ -14,17 +14,25 @@ import {
   type Envelope,
   type GeoPoint,
   type Petron,
+  type DocumentCacheStats,
   type Query,
   type QueryOptions,
+  type SqliteDataStore,
+  type SqliteDynamicStore,
+  type SqliteMembers,
   type TypeName,
   type UpdateBody,
   type Version,
   type Well,
 } from '../src/index.js';
 import type { DerivedDoc } from '../src/catalogue/documents.js';
+import type { Db } from '../src/sqlite/index.js';
+import type { openPostgres } from '../src/postgres/index.js';
 import type { Well as TestingWell, Projected as TestingProjected } from '../src/testing.js';
 
 declare const store: DataStore;
+/** A store as `consolidata/postgres` opens one. */
+declare const other: Awaited<ReturnType<typeof openPostgres>>;
 declare const someDate: Date;
 
 /** True when A and B are the same type (not merely assignable both ways). */
@@ -368,5 +376,37 @@ describe('aggregates', () => {
     store.aggregate('Well', {}, { groupBy: ['basinName'], sortBy: 'pwi' });
     // @ts-expect-error distinct of an unknown field
     store.distinct('Well', 'basin');
+  });
+});
+
+describe('the SQLite-only members', () => {
+  it('are public on a store opened over SQLite, its views and its dynamic store, with their types', () => {
+    const sqlite = DataStore.open();
+    expectTypeOf(sqlite).toEqualTypeOf<SqliteDataStore>();
+    expectTypeOf(sqlite).toExtend<SqliteMembers>();
+    expectTypeOf(sqlite.withUser('alice')).toExtend<SqliteMembers>();
+    expectTypeOf(DataStore.fromSnapshot(sqlite.snapshot())).toEqualTypeOf<SqliteDataStore>();
+    expectTypeOf(sqlite.database).toEqualTypeOf<Db>();
+    expectTypeOf(sqlite.snapshot()).toEqualTypeOf<Buffer>();
+    expectTypeOf(sqlite.restore).toEqualTypeOf<(snapshot: Uint8Array) => void>();
+    expectTypeOf(sqlite.documentCacheStats()).toEqualTypeOf<DocumentCacheStats | null>();
+    expectTypeOf(sqlite.dynamic).toEqualTypeOf<SqliteDynamicStore>();
+    expectTypeOf(sqlite.dynamic.database).toEqualTypeOf<Db>();
+    expectTypeOf(sqlite.dynamic.snapshot()).toEqualTypeOf<Buffer>();
+  });
+
+  it('are not in the type of a store over another backend', () => {
+    expectTypeOf<keyof typeof other & keyof SqliteMembers>().toEqualTypeOf<never>();
+    expectTypeOf<keyof typeof other.dynamic & keyof SqliteMembers>().toEqualTypeOf<never>();
+    // @ts-expect-error database is a member of SQLite stores only
+    void other.database;
+    // @ts-expect-error snapshot is a member of SQLite stores only
+    other.snapshot();
+    // @ts-expect-error restore is a member of SQLite stores only
+    other.restore(new Uint8Array());
+    // @ts-expect-error documentCacheStats is a member of SQLite stores only
+    other.documentCacheStats();
+    // @ts-expect-error database is a member of SQLite stores only
+    void other.dynamic.database;
   });
 });

@@ -241,6 +241,21 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
       ]);
     });
 
+    it('names the document that collides when several are written in one statement: the 3rd, with nothing written', async () => {
+      const { insertedIds } = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+      const duplicate = (pwi: string) => [{ code: 'DUPLICATE_KEY', index: 2, key: { pwi }, message: `document 2: a Well with pwi "${pwi}" already exists` }];
+      // New documents, the 3rd on a stored key, then on the key of the 1st of the same request.
+      expect((await store.replace('Well', [{ pwi: 'C' }, { pwi: 'D' }, { pwi: 'A' }, { pwi: 'E' }])).errors).toEqual(duplicate('A'));
+      expect((await store.replace('Well', [{ pwi: 'C' }, { pwi: 'D' }, { pwi: 'C' }])).errors).toEqual(duplicate('C'));
+      // Two replacements that keep their keys, then a new document on a stored key.
+      const r = await store.replace('Well', [{ id: insertedIds[0], pwi: 'A', name: 'a' }, { id: insertedIds[1], pwi: 'B', name: 'b' }, { pwi: 'B' }]);
+      expect(r).toMatchObject({ success: false, errors: duplicate('B') });
+      expect((await all(store, 'Well')).map((d) => [d.pwi, d.name])).toEqual([
+        ['A', undefined],
+        ['B', undefined],
+      ]);
+    });
+
     it('validates before writing', async () => {
       const r = await store.dynamic.replace('Well', [{ pwi: 'A' }, { pwi: 5 }]);
       expect(r.errors).toMatchObject([{ code: 'VALIDATION', index: 1, field: 'pwi' }]);

@@ -1,37 +1,21 @@
 /** consolidata through its public API (the built dist), on a file in WAL mode, as users run it. */
 import fs from 'node:fs';
-import { AGGREGATES, tallyRows } from '../aggregate.mjs';
+import { apiWorkloads, mustOf } from './api.mjs';
 
-function must(env) {
-  if (!env.success) throw new Error(`consolidata: ${env.message} ${JSON.stringify(env.errors.slice(0, 3))}`);
-  return env;
-}
+const must = mustOf('consolidata');
 
 export async function create({ file, DataStore, storeOptions }) {
   let store;
   const remove = () => { for (const s of ['', '-wal', '-shm']) fs.rmSync(file + s, { force: true }); };
-  const q = async (query, options) => must(await store.query('Well', query, options));
+  const { q, ...shared } = apiWorkloads(() => store, must);
 
   return {
+    ...shared,
     name: 'consolidata',
     async reset() {
       store?.close();
       remove();
       store = DataStore.open(file, storeOptions);
-    },
-    async bulkInsert(docs) { return must(await store.insert('Well', docs)).count; },
-    async insertOne(doc) { return must(await store.insert('Well', [doc])).count; },
-    async removePwis(list) { return must(await store.delete('Well', { pwi: { in: list } })).count; },
-    eqPwi: async (pwi) => (await q({ pwi })).count,
-    inPwi: async (list) => (await q({ pwi: { in: list } })).count,
-    dateRange: async (gte, lt) => (await q({ spudDate: { gte, lt } })).count,
-    numGt: async (v) => (await q({ lateralLength: { gt: v } })).count,
-    regexPrefix: async (p) => (await q({ name: { regex: `^${p}` } })).count,
-    bounds: async (b) => (await q({ surfaceLoc: { bounds: b } })).count,
-    polygon: async (rings) => (await q({ surfaceLoc: { polygon: rings } })).count,
-    async combined(b, status) {
-      const r = await q({ surfaceLoc: { bounds: b }, statusCurrent: status }, { sortBy: 'spudDate', sortOrder: -1, limit: 50 });
-      return `${r.count}/${r.total}`;
     },
     near: async (point, maxDistance) => (await q({ surfaceLoc: { near: { point, maxDistance } } })).count,
     async nearest(point, maxDistance) {
@@ -64,12 +48,6 @@ export async function create({ file, DataStore, storeOptions }) {
       }
       return bytes > 0 ? n : 0;
     },
-    async updateMany(basin, value) { return must(await store.update('Well', { basinName: basin }, { statusCurrent: value })).count; },
-    async deleteMany(gte, lt) { return must(await store.delete('Well', { spudDate: { gte, lt } })).count; },
-    async dpBulkInsert(rows) { return must(await store.insert('DailyProduction', rows)).count; },
-    monthlyPerWell: async () => tallyRows(must(await store.aggregate('DailyProduction', {}, AGGREGATES.monthlyPerWell)).data),
-    monthlyPerBasin: async () => tallyRows(must(await store.aggregate('DailyProduction', {}, AGGREGATES.monthlyPerBasin)).data),
-    dpHistory: async (pwi) => must(await store.query('DailyProduction', { pwi }, { sortBy: 'prodDate' })).count,
     closeForOpen() { store.close(); },
     async openAndQuery(pwi) {
       store = DataStore.open(file, storeOptions);

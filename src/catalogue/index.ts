@@ -7,7 +7,7 @@ import { BASE_FIELDS, CATALOGUE_VERSION, DEFAULT_INDEXED_FIELDS, DEFAULT_UNIQUE_
 
 export { BASE_FIELDS, CATALOGUE_VERSION, TYPES, DEFAULT_UNIQUE_KEYS, DEFAULT_INDEXED_FIELDS };
 export type * from './documents.js';
-export type { Category, GeoMultiPolygon, GeoPoint, KindCategory, KindInput, KindValue, ObjectCategory } from './kinds.js';
+export type { GeoMultiPolygon, GeoPoint } from './kinds.js';
 
 /** Shape of a catalogue: type name → field name → wire kind name. */
 export type CatalogueShape = { readonly [type: string]: { readonly [field: string]: string } };

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL backend: the shared SQL backend (src/sql/backend.ts) over a pool of node-postgres clients (driver.ts),
  * each request one transaction (or one statement, which is one), plans compiled by compile.ts. Its own strategies:
- * inserts in chunks, replace in runs of statements, dotted updates rewritten in JS, conditions SQL cannot decide (#inJs)
+ * inserts in chunks, dotted updates rewritten in JS, conditions SQL cannot decide (#inJs)
  * decided in JS, LISTEN. Documents live in `doc jsonb` (queries, indexes) and `body text` (the exact
  * JSON text, answered as is). Writes run under READ COMMITTED with row locks (`FOR UPDATE`; on Citus a no-op UPDATE,
  * see #locked) on what they rewrite, so concurrent writers never lose an update; deadlocks and serialization failures
@@ -39,9 +39,9 @@ import type { SummaryPlan } from '../query/aggregate.js';
 import { compileSummary } from '../sql/aggregate.js';
 import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
-import { ids, insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
-import { call, SqlBackend, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
-import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, Steer, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
+import { insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
+import { call, SqlBackend, Steer, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
+import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
 
 export { requestErrorOf, type PgClientLike, type PgPoolLike };
 import { docsTable, key, META_TABLE, qualified } from './names.js';
@@ -52,12 +52,6 @@ import { fieldsOfIndexDef, LAYOUT, liveTerm, schemaPlan, uniqueKeysOf, type PgSc
 /** Bytes of JSON text per INSERT statement: large requests go in several statements of one transaction. */
 const CHUNK_CHARS = 8 * 1024 * 1024;
 const CHUNK_DOCS = 5000;
-
-/** A replace whose batched statements collided: run again one document at a time, to name the one that collides. */
-class OneByOne extends Steer {}
-
-/** A replace that met an id another request created meanwhile: run again whole, it is now an existing document. */
-class IdRace extends Steer {}
 
 /** An insert run as one statement met a collision (and wrote nothing): it goes again in a transaction. */
 class Collided extends Steer {}
@@ -269,7 +263,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   /** Citus cannot move a row to another shard: a write changing a document's distribution field is refused. */
-  #keepShard(info: TypeInfo, before: StoredDoc, after: StoredDoc, index?: number): void {
+  protected keepShard(info: TypeInfo, before: StoredDoc, after: StoredDoc, index?: number): void {
     if (this.#dkOf(info, before) === this.#dkOf(info, after)) return;
     const field = this.#options.distribution!.get(info.name)!.field;
     const where = index === undefined ? 'body' : `document ${index}`;
@@ -621,95 +615,20 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     return this.inserts(w, 2, (s) => this.#insertParts(s, parts, texts, 'savepoint', true, (r) => r));
   }
 
-  async replace(
-    info: TypeInfo,
-    docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null,
-    journal?: Journal,
-  ): Promise<ReplaceResult> {
+  /** A promise whatever happens: documents PostgreSQL cannot store are refused before anything is written. */
+  async replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): Promise<ReplaceResult> {
     this.#storable(docs);
-    const w: WriteSpec<ReplaceResult> = {
-      op: 'replace',
-      journal,
-      counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }),
-    };
-    let oneByOne = false;
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.write(w, 2, (s) => call(this.#replaceIn(s, info, docs, stamp, oneByOne)));
-      } catch (e) {
-        if (e instanceof OneByOne && !oneByOne) oneByOne = true;
-        else if (!(e instanceof IdRace && attempt < ATTEMPTS)) throw e;
-      }
-    }
+    return super.replace(info, docs, stamp, journal);
   }
 
-  /**
-   * Replace, as SQLite does it document by document: each one, in order, replaces the stored document of its id (which
-   * keeps its createdAt/createdBy and its seq) or is inserted. Consecutive inserts go in one statement (rows are
-   * checked in order, as one by one); consecutive replacements that change no unique field cannot collide and go in
-   * one statement; any other replacement is its own statement. A collision in a statement of several documents runs
-   * the request again one document at a time, to name the document that collides.
-   */
-  async #replaceIn(
-    s: Session,
-    info: TypeInfo,
-    docs: readonly StoredDoc[],
-    stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null,
-    oneByOne: boolean,
-  ): Promise<ReplaceResult> {
-    const table = this.#table(info);
-    const given = docs.map((d) => d.id).filter((id): id is string => typeof id === 'string');
-    const stored = new Map<string, StoredDoc>();
-    if (given.length) {
-      const rows = await s.all(this.#locked(table, `seq, id, ${postgres.docText}`, ids(postgres, given)));
-      for (const [, id, body] of rows as [string, string, string][]) stored.set(id, JSON.parse(body) as StoredDoc);
-    }
-    const uniqueFields = [...(this.#uniqueFields.get(table) ?? new Set<string>()), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
-    type Op = { kind: 'insert' | 'update'; doc: StoredDoc; index: number; safe: boolean; revived: boolean };
-    const ops: Op[] = [];
-    const soft = this.softDelete.has(info.name);
-    let unchanged = 0;
-    for (const [index, d] of docs.entries()) {
-      const prior = typeof d.id === 'string' ? stored.get(d.id) : undefined;
-      // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
-      const revived = soft && prior !== undefined && prior.deletedAt !== undefined && prior.deletedAt !== null;
-      const doc = stamp(d, revived ? undefined : prior);
-      if (!doc) {
-        unchanged++;
-        continue;
-      }
-      if (prior) this.#keepShard(info, prior, doc, index);
-      const safe = !!prior && !revived && uniqueFields.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
-      ops.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived });
-      stored.set(doc.id as string, doc);
-    }
-    const insertedIds = ops.filter((o) => o.kind === 'insert' || o.revived).map((o) => o.doc.id as string);
-    const replaced = ops.length - insertedIds.length;
-    // Runs of statements, in document order.
-    const runs: Op[][] = [];
-    for (const op of ops) {
-      const run = runs[runs.length - 1];
-      const joins =
-        !oneByOne && run && run[0]!.kind === op.kind && (op.kind === 'insert' || (op.safe && run[0]!.safe && !run.some((o) => o.doc.id === op.doc.id)));
-      if (joins) run.push(op);
-      else runs.push([op]);
-    }
-    for (const run of runs) {
-      const json = `[${run.map((o) => JSON.stringify(o.doc)).join(',')}]`;
-      try {
-        await s.all(run[0]!.kind === 'insert' ? insertArray(postgres, this.#writeTable(info), json, false) : putArray(postgres, { name: table }, json));
-      } catch (e) {
-        const hit = uniqueViolation(e);
-        if (!hit) throw e;
-        if (run.length > 1) throw new OneByOne();
-        const op = run[0]!;
-        const fields = await this.#driver.keyOf(s, hit.index);
-        if (op.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
-        throw new RequestError(duplicateError(info, op.doc, op.index, fields));
-      }
-    }
-    return { insertedIds, replaced, unchanged };
+  /** The rows a replace rewrites, locked as every write locks them (#locked). */
+  protected readLocked(t: WriteTable, where: Sql | string): Compiled {
+    return this.#locked(t.name, `seq, id, ${postgres.docText}`, where);
+  }
+
+  /** The unique indexes' fields read at open, and those the options declare. */
+  protected uniqueFields(info: TypeInfo): readonly string[] {
+    return [...(this.#uniqueFields.get(this.#table(info)) ?? []), ...uniqueKeysOf(info, this.#schemaOptions).flat()].filter((f) => f !== 'id');
   }
 
   /** A promise whatever happens: a refusal of the sets too is a rejection. */
@@ -756,7 +675,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
         if (!setPath(doc, set.steps.map((st) => st.name), set.value)) throw requestError('VALIDATION', parentNotObject(doc.id));
       }
       for (const [k, v] of Object.entries(stamps)) put(doc, k, v);
-      if (before) this.#keepShard(info, before, doc);
+      if (before) this.keepShard(info, before, doc);
       changed.push(JSON.stringify(doc));
     }
     try {

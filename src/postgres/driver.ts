@@ -5,7 +5,7 @@
  */
 import { storeFull, type MaybePromise } from '../backend.js';
 import { requestError, RequestError } from '../envelope.js';
-import { Rollback, runAsync, type Driver, type Op, type Retry } from '../sql/backend.js';
+import { Rollback, runAsync, Steer, type Driver, type Op, type Retry } from '../sql/backend.js';
 import type { Compiled } from '../sql/fragment.js';
 import { indexOfShard, uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef } from './schema.js';
@@ -105,9 +105,6 @@ export async function refused<T>(p: Promise<T>): Promise<T> {
     throw requestErrorOf(e) ?? e;
   }
 }
-
-/** Thrown to steer a request (run it again otherwise): not a failure of the connection. */
-export class Steer extends Error {}
 
 /** Runs statements on one client. */
 export class Session {

@@ -19,8 +19,6 @@ export interface FieldPath {
   readonly scalar: boolean;
 }
 
-export type Scalar = string | number | boolean | null;
-
 export type Condition =
   | { readonly op: 'eq' | 'ne'; readonly path: FieldPath; readonly value: unknown }
   | { readonly op: 'in'; readonly path: FieldPath; readonly values: readonly unknown[] }

@@ -25,8 +25,6 @@ const SORT_KEYS = 8;
 export interface ParseContext {
   type: TypeInfo;
   strict: boolean;
-  /** Prefix for error paths: 'query' or 'options'. */
-  where?: string;
   /** The key that signs the store's cursors (Backend.cursorKey); without one, a cursor is refused. */
   cursorKey?: Uint8Array;
 }

@@ -2,12 +2,13 @@
  * The backend of every SQL engine, written once over a small driver per engine (run a statement, read rows, open and
  * end a transaction, classify the engine's errors). An operation is a generator whose steps yield driver calls: a
  * synchronous runner answers SQLite's (no promise or microtask per request), an async one PostgreSQL's, so each rule
- * (the retry policy, the journal's context and ActivityLog, deletes, updates, the feed's reads) exists once.
+ * (the retry policy, the journal's context and ActivityLog, replaces, deletes, updates, the feed's reads) exists once.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { requestError, type RequestError } from '../envelope.js';
+import { requestError, RequestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import {
+  duplicateError,
   parentNotObject,
   updateCollision,
   type Backend,
@@ -17,12 +18,13 @@ import {
   type InsertResult,
   type Journal,
   type MaybePromise,
+  type ReplaceResult,
   type StoredDoc,
   type WriteCounts,
 } from '../backend.js';
 import type { Dialect } from './dialect.js';
 import type { Compiled, Sql } from './fragment.js';
-import { context, deleteWhere, feedBounds, feedRead, firstBadParent, insertDoc, updateSet, type WriteTable } from './write.js';
+import { context, deleteWhere, feedBounds, feedRead, firstBadParent, ids, insertArray, insertDoc, putArray, putDoc, readDocs, updateSet, type WriteTable } from './write.js';
 
 /** An operation: its steps yield what driver calls answer (a value, or a promise of one), and take it back. */
 export type Op<T> = Generator<unknown, T, unknown>;
@@ -103,6 +105,26 @@ export class Rollback<T> extends Error {
   }
 }
 
+/** Thrown to steer a request (run it again otherwise): not a failure of the connection. */
+export class Steer extends Error {}
+
+/** A replace whose batched statements collided: run again one document at a time, to name the one that collides. */
+class OneByOne extends Steer {}
+
+/** A replace that met an id another request created meanwhile: run again whole, it is now an existing document. */
+class IdRace extends Steer {}
+
+/** One document of a replace as it is written: inserted, or rewriting the stored document of its id. */
+interface Put {
+  readonly kind: 'insert' | 'update';
+  readonly doc: StoredDoc;
+  readonly index: number;
+  /** A rewrite that changes no field of a unique key: it cannot collide, and goes in one statement with others. */
+  readonly safe: boolean;
+  /** A soft-deleted document taken again by a new one, in its row: counted as inserted. */
+  readonly revived: boolean;
+}
+
 /** A write's journal as its transaction runs it: the operation, the request's journal, what to count for its log. */
 export interface WriteSpec<T> {
   readonly op: string;
@@ -117,7 +139,7 @@ export type Matches = Sql | string | null;
  * The operations every SQL engine shares; an engine's backend extends it with its driver, dialect and strategies.
  * Adding a read is one compiler function (src/sql/) and one method here, run through `exec`.
  */
-export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'update' | 'delete'> {
+export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'replace' | 'update' | 'delete'> {
   abstract readonly capabilities: Capabilities;
   protected abstract readonly dialect: Dialect;
   protected abstract get driver(): Driver<S>;
@@ -286,6 +308,109 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'u
       throw yield* this.collision(s, info, e);
     }
   }
+
+  /**
+   * Replaces documents in order, all or nothing: each one replaces the stored document of its id (which keeps its
+   * createdAt/createdBy and its seq) or is inserted. Consecutive inserts go in one statement (rows are checked in
+   * order, as one by one); consecutive replacements that change no unique field cannot collide and go in one
+   * statement; any other replacement is its own statement. A collision in a statement of several documents runs the
+   * request again one document at a time, to name the document that collides.
+   */
+  replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): MaybePromise<ReplaceResult> {
+    const w: WriteSpec<ReplaceResult> = { op: 'replace', journal, counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) };
+    return this.#replace(info, docs, stamp, w, false, 1);
+  }
+
+  /** One attempt of a replace, run again one by one after a collision in a batch, or whole after an IdRace. */
+  #replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, w: WriteSpec<ReplaceResult>, oneByOne: boolean, attempt: number): MaybePromise<ReplaceResult> {
+    const again = (e: unknown): MaybePromise<ReplaceResult> => {
+      if (e instanceof OneByOne && !oneByOne) return this.#replace(info, docs, stamp, w, true, attempt + 1);
+      if (e instanceof IdRace && attempt < this.driver.attempts) return this.#replace(info, docs, stamp, w, oneByOne, attempt + 1);
+      throw e;
+    };
+    try {
+      const r = this.write(w, 2, (s) => this.#replaceIn(s, info, docs, stamp, oneByOne));
+      return r instanceof Promise ? r.catch(again) : r;
+    } catch (e) {
+      return again(e);
+    }
+  }
+
+  *#replaceIn(s: S, info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, oneByOne: boolean): Op<ReplaceResult> {
+    const d = this.driver;
+    const table = this.table(info.name);
+    const named = docs.map((doc) => doc.id).filter((id): id is string => typeof id === 'string');
+    const stored = new Map<string, StoredDoc>();
+    if (named.length) {
+      const rows = (yield* call(d.all(s, this.readLocked(table, ids(this.dialect, named))))) as [unknown, string, string][];
+      for (const [, id, text] of rows) stored.set(id, JSON.parse(text) as StoredDoc);
+    }
+    const unique = this.uniqueFields(info);
+    const soft = this.softDelete.has(info.name);
+    const puts: Put[] = [];
+    let unchanged = 0;
+    for (const [index, given] of docs.entries()) {
+      const prior = typeof given.id === 'string' ? stored.get(given.id) : undefined;
+      // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
+      const revived = soft && prior !== undefined && prior.deletedAt !== undefined && prior.deletedAt !== null;
+      const doc = stamp(given, revived ? undefined : prior);
+      if (!doc) {
+        unchanged++;
+        continue;
+      }
+      if (prior) this.keepShard(info, prior, doc, index);
+      const safe = !!prior && !revived && unique.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
+      puts.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived });
+      stored.set(doc.id as string, doc);
+    }
+    const insertedIds = puts.filter((p) => p.kind === 'insert' || p.revived).map((p) => p.doc.id as string);
+    // Runs of statements, in document order.
+    const runs: Put[][] = [];
+    for (const put of puts) {
+      const run = runs[runs.length - 1];
+      const joins = !oneByOne && run && run[0]!.kind === put.kind && (put.kind === 'insert' || (put.safe && run[0]!.safe && !run.some((p) => p.doc.id === put.doc.id)));
+      if (joins) run.push(put);
+      else runs.push([put]);
+    }
+    for (const run of runs) {
+      try {
+        yield* call(d.changes(s, this.#put(table, run)));
+      } catch (e) {
+        const fields = yield* call(d.uniqueKey(s, e));
+        if (!fields) throw e;
+        if (run.length > 1) throw new OneByOne();
+        const put = run[0]!;
+        if (put.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
+        throw new RequestError(duplicateError(info, put.doc, put.index, fields));
+      }
+    }
+    return { insertedIds, replaced: puts.length - insertedIds.length, unchanged };
+  }
+
+  /** The statement of a run: one document's own (no JSON array to take apart), or the run's array. */
+  #put(table: WriteTable, run: readonly Put[]): Compiled {
+    const insert = run[0]!.kind === 'insert';
+    if (run.length === 1) {
+      const doc = run[0]!.doc;
+      return insert ? insertDoc(this.dialect, table, doc.id, JSON.stringify(doc)) : putDoc(this.dialect, table, doc.id, JSON.stringify(doc));
+    }
+    const json = `[${run.map((p) => JSON.stringify(p.doc)).join(',')}]`;
+    return insert ? insertArray(this.dialect, table, json, false) : putArray(this.dialect, table, json);
+  }
+
+  /** Types whose deletes are soft (their documents keep their rows, marked deleted). */
+  abstract readonly softDelete: ReadonlySet<string>;
+
+  /** The stored documents of the rows matching `where`, as rows (seq, id, JSON text), locked for the write that follows. */
+  protected readLocked(t: WriteTable, where: Sql | string): Compiled {
+    return readDocs(this.dialect, t, where, true);
+  }
+
+  /** The fields besides `id` some unique index of a type's table covers: a replacement that changes none cannot collide. */
+  protected abstract uniqueFields(info: TypeInfo): readonly string[];
+
+  /** Refuses a write that changes what the engine cannot change in place (Citus' distribution key): a VALIDATION RequestError. */
+  protected keepShard(_info: TypeInfo, _before: StoredDoc, _after: StoredDoc, _index?: number): void {}
 
   /** Refuses values the engine cannot store, before anything is written (a VALIDATION RequestError). */
   protected checkSets(_info: TypeInfo, _sets: readonly FieldSet[]): void {}

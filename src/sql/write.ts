@@ -35,23 +35,39 @@ function row(d: Dialect, t: WriteTable, id: Sql | Param, json: Sql): { columns: 
  * @example insertDoc(sqlite, { name: '"docs_Well"' }, doc.id, JSON.stringify(doc)) // INSERT INTO "docs_Well" (id, doc) VALUES (?, jsonb(?))
  */
 export function insertDoc(d: Dialect, t: WriteTable, id: unknown, text: string): Compiled {
-  const key = `${t.name}\u0000${t.computed?.column ?? ''}`;
-  const known = inserts.get(d)?.get(key);
-  if (known) return { sql: known, params: [id, text] };
-  const r = row(d, t, bound(id, 'text'), sql`${bound(text, 'text')}`);
-  const c = render(sql`INSERT INTO ${t.name} (${r.columns}) VALUES (${r.values})`, d);
-  // The text depends on the table alone, and binds the id and the text in that order: kept, it is not rendered per
-  // document again (1.4 µs each, a few percent of a bulk load).
-  if (c.params.length === 2 && c.params[0] === id && c.params[1] === text) {
-    let byTable = inserts.get(d);
-    if (!byTable) inserts.set(d, (byTable = new Map()));
+  return once(d, 'insert', t, id, text, () => {
+    const r = row(d, t, bound(id, 'text'), sql`${bound(text, 'text')}`);
+    return sql`INSERT INTO ${t.name} (${r.columns}) VALUES (${r.values})`;
+  });
+}
+
+/**
+ * Rewrites the stored document of one id, from its JSON text.
+ * @example putDoc(sqlite, { name: '"docs_Well"' }, doc.id, JSON.stringify(doc)) // UPDATE "docs_Well" SET doc = jsonb(?) WHERE id = ?
+ */
+export function putDoc(d: Dialect, t: WriteTable, id: unknown, text: string): Compiled {
+  return once(d, 'put', t, text, id, () => sql`UPDATE ${t.name} SET ${assign(d.stored(sql`${bound(text, 'text')}`))} WHERE id = ${bound(id, 'text')}`);
+}
+
+/**
+ * A statement of one document whose text depends on the table alone and binds `a` and `b` in that order: kept, it is
+ * not rendered per document again (1.4 µs each, a few percent of a bulk load).
+ */
+function once(d: Dialect, kind: string, t: WriteTable, a: unknown, b: unknown, build: () => Sql): Compiled {
+  const key = `${kind}\u0000${t.name}\u0000${t.computed?.column ?? ''}`;
+  const known = texts.get(d)?.get(key);
+  if (known) return { sql: known, params: [a, b] };
+  const c = render(build(), d);
+  if (c.params.length === 2 && c.params[0] === a && c.params[1] === b) {
+    let byTable = texts.get(d);
+    if (!byTable) texts.set(d, (byTable = new Map()));
     byTable.set(key, c.sql);
   }
   return c;
 }
 
-/** INSERT texts by dialect and table (a table's computed column, when it has one, is part of the key). */
-const inserts = new WeakMap<Dialect, Map<string, string>>();
+/** Texts of one-document statements by dialect, then kind and table (a table's computed column, when it has one, is part of the key). */
+const texts = new WeakMap<Dialect, Map<string, string>>();
 
 /**
  * Inserts the documents of a JSON array in its order, one statement for many; `skipConflicts`: a document colliding on
@@ -72,14 +88,6 @@ export function putArray(d: Dialect, t: WriteTable, json: string): Compiled {
   const e = d.elements(bound(json, 'json'));
   const s = d.stored(sql`${e.item}`);
   return render(sql`UPDATE ${t.name} AS t SET ${assign(s)} FROM ${e.from} WHERE t.id = ${e.member('id')}`, d);
-}
-
-/**
- * Rewrites the stored document of one row (by insertion order).
- * @example putDoc(sqlite, table, text, 12) // UPDATE "docs_Well" SET doc = jsonb(?) WHERE seq = ?
- */
-export function putDoc(d: Dialect, t: WriteTable, text: string, seq: unknown): Compiled {
-  return render(sql`UPDATE ${t.name} SET ${assign(d.stored(sql`${bound(text, 'text')}`))} WHERE seq = ${bound(seq, d.seqCast)}`, d);
 }
 
 /** `column = value, …` of a document's stored columns. */

@@ -5,20 +5,20 @@
  */
 import type { TypeInfo } from '../catalogue/index.js';
 import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type QueryResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type TextPage, type SummaryAnswer } from '../backend.js';
-import { RequestError, type EnvelopeError } from '../envelope.js';
+import type { EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
 import { asRollbackJournal, openDatabase, type Db } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
-import { collidingKey, cursorKey, ensureSchema } from './schema.js';
+import { collidingKey, cursorKey, ensureSchema, fieldsOfIndexSql } from './schema.js';
 import { journals } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
-import { bound, sql, type Compiled } from '../sql/fragment.js';
+import type { Compiled } from '../sql/fragment.js';
 import type { RunResult } from 'better-sqlite3';
-import { insertDoc, putDoc, readDocs, type WriteTable } from '../sql/write.js';
+import { insertDoc, type WriteTable } from '../sql/write.js';
 import { runSync, SqlBackend, type Op } from '../sql/backend.js';
 import { sqlite, toSqlite } from './dialect.js';
 import { BUSY_ATTEMPTS, isBusy, isDuplicate, requestErrorOf, SqliteDriver } from './driver.js';
@@ -63,6 +63,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   /** Page statement text → whether its query runs as one statement (see #onePass). */
   readonly #passes = new BoundedCache<boolean>();
   readonly #settings: Settings;
+  /** Per type, the fields of its unique indexes (see uniqueFields). */
+  readonly #uniqueFields = new Map<string, readonly string[]>();
   /** Parsed documents by rowid (option documentCache), or null when it is off. */
   readonly #docs: DocumentCache | null;
   /** Types whose deletes are soft: the options' and those the file names (schema.ts). */
@@ -457,38 +459,21 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   }
 
   replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): ReplaceResult {
-    const table = this.table(info.name);
-    const find = (id: string) => {
-      const c = readDocs(sqlite, table, sql`id = ${bound(id)}`, false);
-      return this.#statements.get(c.sql).pluck(false).raw(false).get(...c.params) as { seq: number; doc: string } | undefined;
-    };
-    const soft = this.softDelete.has(info.name);
-    const w = { op: 'replace', journal, counts: (r: ReplaceResult) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) };
-    return this.#wrote(info, () => this.write(w, 2, () => this.#now(() => {
-      const insertedIds: string[] = [];
-      let replaced = 0;
-      let unchanged = 0;
-      docs.forEach((d, index) => {
-        const row = typeof d.id === 'string' ? find(d.id) : undefined;
-        const old = row && (JSON.parse(row.doc) as StoredDoc);
-        // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
-        const revived = soft && old !== undefined && old.deletedAt !== undefined && old.deletedAt !== null;
-        const doc = stamp(d, revived ? undefined : old);
-        if (!doc) {
-          unchanged++;
-          return;
-        }
-        try {
-          this.#run(row ? putDoc(sqlite, table, JSON.stringify(doc), row.seq) : insertDoc(sqlite, table, doc.id, JSON.stringify(doc)));
-          if (row && !revived) replaced++;
-          else insertedIds.push(doc.id as string);
-        } catch (e) {
-          if (!isDuplicate(e)) throw e;
-          throw new RequestError(duplicateError(info, doc, index, collidingKey(this.#db, e)));
-        }
-      });
-      return { insertedIds, replaced, unchanged };
-    })) as ReplaceResult);
+    return this.#wrote(info, () => super.replace(info, docs, stamp, journal) as ReplaceResult);
+  }
+
+  /**
+   * The fields of the file's unique indexes on a type's table (those the options no longer list too), read once per
+   * type: one added since by another connection only costs a replace its one-by-one rerun, never a wrong answer.
+   */
+  protected uniqueFields(info: TypeInfo): readonly string[] {
+    let fields = this.#uniqueFields.get(info.name);
+    if (!fields) {
+      const indexes = this.#statements.get(`SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).pluck(true).all(docsTable(info.name)) as string[];
+      fields = indexes.filter((q) => /^CREATE\s+UNIQUE/i.test(q)).flatMap(fieldsOfIndexSql);
+      this.#uniqueFields.set(info.name, fields);
+    }
+    return fields;
   }
 
   update(info: TypeInfo, plan: QueryPlan, sets: readonly FieldSet[], stamps: Readonly<Record<string, unknown>>, journal?: Journal): number {
@@ -616,6 +601,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     const db = openDatabase(snapshot, this.#settings.busyTimeoutMs, this.#settings.mmapSize);
     this.#db.close();
     this.#docs?.clear();
+    this.#uniqueFields.clear();
     this.#driver = new SqliteDriver(db);
     // The snapshot may have been taken before the feed was on.
     this.#feedOn = false;

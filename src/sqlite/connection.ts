@@ -17,7 +17,6 @@ export class NotAStoreError extends Error {
 
 export type Db = Database.Database;
 export type Statement = Database.Statement;
-export type Transaction<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
 /**
  * A serialized database whose header says rollback journal: the image of a WAL file says WAL (header bytes 18

@@ -8,9 +8,6 @@ import { NotAStoreError, type Db } from './connection.js';
 import { journalSchema, type JournalOptions } from './journal.js';
 import { docsTable, ident, indexName, liveIndexName, rtreeTable, rtreeTrigger } from './names.js';
 
-
-export type { IndexSpec } from '../settings.js';
-
 export interface SchemaOptions {
   /** Unique keys per type (field lists); `id` is always unique. */
   uniqueKeys: Readonly<Record<string, readonly (readonly string[])[]>>;

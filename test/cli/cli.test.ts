@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable, Writable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../../src/index.js';
 import { runExport } from '../../src/cli/export.js';
@@ -10,14 +10,7 @@ import { importExitCode, runImport } from '../../src/cli/import.js';
 import { sampleSummary } from '../../src/cli/serve.js';
 import { sampleData } from '../../src/sample.js';
 import { buildCli, root, runCli, startServe } from './build.js';
-
-class Collect extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
+import { Collect } from '../helpers/import.js';
 
 const NDJSON = [
   '{"pwi":"A1","basinName":"Permian","fracStages":12}',

@@ -1,23 +1,14 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataStore } from '../../src/index.js';
 import { importCommand, progressPayload } from '../../src/cli/commands.js';
 import { importExitCode, runImport } from '../../src/cli/import.js';
 import { buildCli, runCli } from './build.js';
 import { FakeTty, screen } from './terminal.js';
-
-class Collect extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _enc: string, done: () => void) {
-    this.text += chunk.toString('utf8');
-    done();
-  }
-}
-
-const ndjson = (docs: unknown[]) => docs.map((d) => JSON.stringify(d)).join('\n') + '\n';
+import { Collect, interruptedImport, ndjson } from '../helpers/import.js';
 
 describe('import --upsert', () => {
   const docs = [
@@ -104,20 +95,7 @@ describe('import --abort-on-error', () => {
 describe('import interrupted (Ctrl-C)', () => {
   it('stops reading once the signal is aborted, writes what was read and says so (exit 130)', async () => {
     const store = DataStore.open();
-    const lines = Array.from({ length: 5000 }, (_, i) => ({ pwi: `I${i}` }));
-    const interrupt = new AbortController();
-    let batches = 0;
-    const summary = await runImport({
-      store,
-      type: 'Well',
-      input: Readable.from(ndjson(lines).match(/[^]{1,4096}/g)!),
-      errors: new Collect(),
-      batch: 100,
-      signal: interrupt.signal,
-      onProgress: () => {
-        if (++batches === 3) interrupt.abort();
-      },
-    });
+    const summary = await interruptedImport(store, 5000, 3);
     expect(summary.interrupted).toBe(true);
     expect(importExitCode(summary)).toBe(130);
     expect(summary.imported).toBe(300);
@@ -145,21 +123,7 @@ describe('import --atomic', () => {
 
   it('interrupted, writes nothing (exit 130); refuses to combine with --upsert', async () => {
     const store = DataStore.open();
-    const interrupt = new AbortController();
-    let batches = 0;
-    const lines = Array.from({ length: 1000 }, (_, i) => ({ pwi: `I${i}` }));
-    const summary = await runImport({
-      store,
-      type: 'Well',
-      input: Readable.from(ndjson(lines).match(/[^]{1,4096}/g)!),
-      errors: new Collect(),
-      batch: 100,
-      atomic: true,
-      signal: interrupt.signal,
-      onProgress: () => {
-        if (++batches === 2) interrupt.abort();
-      },
-    });
+    const summary = await interruptedImport(store, 1000, 2, true);
     expect(summary).toMatchObject({ interrupted: true, imported: 0, aborted: false });
     expect(importExitCode(summary)).toBe(130);
     expect((await store.query('Well', {}, { limit: 1 })).total).toBe(0);

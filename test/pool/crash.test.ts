@@ -1,8 +1,8 @@
 /** A SIGKILL of the serving process while writes go through the pool: every acknowledged write is there, whole. */
-import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamicStore } from '../../src/store.js';
+import { expectWholeBatches } from '../helpers/crash.js';
 import { tempDir } from '../helpers/store.js';
 import { bundle, removeBundles, workerScript } from './helpers.js';
 
@@ -18,29 +18,6 @@ afterAll(() => {
   dir.cleanup();
   removeBundles();
 });
-
-/** Integrity, acknowledged batches whole, every batch whole or absent, and the R*Tree exactly the documents' points. */
-function check(file: string, acked: number[]): void {
-  const db = new Database(file);
-  try {
-    expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-    const perBatch = new Map<string, number>();
-    for (const row of db.prepare(`SELECT json_extract(doc, '$.wellId') AS b, count(*) AS n FROM docs_Well GROUP BY b`).all() as { b: string; n: number }[]) {
-      perBatch.set(row.b, row.n);
-    }
-    for (const b of acked) expect(perBatch.get(`w-${b}`), `acknowledged batch ${b}`).toBe(BATCH);
-    for (const [b, n] of perBatch) expect(n, `batch ${b} is whole or absent`).toBe(BATCH);
-    const docs = db.prepare(`SELECT rowid AS id, json_extract(doc, '$.surfaceLoc.coordinates[0]') AS x, json_extract(doc, '$.surfaceLoc.coordinates[1]') AS y FROM docs_Well`).all() as { id: number; x: number; y: number }[];
-    const tree = new Map((db.prepare('SELECT id, minX, maxX, minY, maxY FROM "rtree._well.surface_loc"').all() as { id: number; minX: number; maxX: number; minY: number; maxY: number }[]).map((r) => [r.id, r]));
-    expect(tree.size).toBe(docs.length);
-    for (const d of docs) {
-      const r = tree.get(d.id)!;
-      expect(r.minX <= d.x && d.x <= r.maxX && r.minY <= d.y && d.y <= r.maxY).toBe(true);
-    }
-  } finally {
-    db.close();
-  }
-}
 
 describe('crash safety through the pool', () => {
   it(`keeps every acknowledged write whole after SIGKILL of the serving process at random moments (${TRIALS} trials)`, async () => {
@@ -74,7 +51,7 @@ describe('crash safety through the pool', () => {
       expect(acked.length).toBeGreaterThan(0);
       expect(lines.filter((l) => l.startsWith('bad'))).toEqual([]);
       expect(err).toBe('');
-      check(file, acked);
+      expectWholeBatches(file, acked, BATCH);
       const store = DynamicStore.open(file);
       expect((await store.query('Well', { wellId: `w-${acked[0]}` })).count).toBe(BATCH);
       await store.close();
