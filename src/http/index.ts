@@ -8,4 +8,5 @@ export { statusOf, DEFAULT_BASE_PATH, DEFAULT_MAX_BODY_BYTES } from './route.js'
 export { createPool, type PooledStore, type PoolOptions, type PoolStats, type RequestControl, type QueryStream } from '../pool/pool.js';
 export type { ChangesOptions } from '../core/store.js';
 export type { StoreLike, StoreInput } from '../core/store-like.js';
+export type { SliceSize, TextSlices } from '../core/slices.js';
 export type { HttpOptions, Authenticate, AuthRequest, AuthResult } from './types.js';
