@@ -236,6 +236,17 @@ describe.each(backends().filter((b) => b.changeFeed))('change feed on $name', (b
     store.close();
   });
 
+  it("gives a replace's events in the order of its documents, whatever the order of their rows", async () => {
+    const store = await backend.open({ changeFeed: true });
+    const { insertedIds: [a, b, c] } = await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
+    const last = (await store.dynamic.changes('Well', { since: 0 })).data.at(-1)!.seq;
+    const r = await store.replace('Well', [{ id: c!, pwi: 'C', name: 'c' }, { id: a!, pwi: 'A', name: 'a' }, { pwi: 'X' }, { pwi: 'Y' }, { id: b!, pwi: 'B', name: 'b' }]);
+    expect(r.success).toBe(true);
+    const events = (await store.dynamic.changes('Well', { since: last })).data;
+    expect(events.map((e) => `${e.op}:${e.doc.pwi}`)).toEqual(['replace:C', 'replace:A', 'insert:X', 'insert:Y', 'replace:B']);
+    store.close();
+  });
+
   it('a watch without since sees every write issued after watch() returns, before its first next()', async () => {
     const store = await backend.open({ changeFeed: true });
     await store.insert('Well', [{ pwi: 'BEFORE' }]);

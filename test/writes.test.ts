@@ -256,6 +256,18 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
       ]);
     });
 
+    it('refuses a generated id that is taken (a generator repeating itself) as DUPLICATE_KEY, leaving the stored document', async () => {
+      const repeating = await backend.open({ ids: () => 'well-1' });
+      try {
+        await repeating.insert('Well', [{ pwi: 'STORED', name: 'kept' }]);
+        const r = await repeating.replace('Well', [{ pwi: 'NEW' }]);
+        expect(r).toMatchObject({ success: false, errors: [{ code: 'DUPLICATE_KEY', index: 0 }] });
+        expect((await all(repeating, 'Well')).map((d) => [d.id, d.pwi, d.name])).toEqual([['well-1', 'STORED', 'kept']]);
+      } finally {
+        await repeating.close();
+      }
+    });
+
     it('validates before writing', async () => {
       const r = await store.dynamic.replace('Well', [{ pwi: 'A' }, { pwi: 5 }]);
       expect(r.errors).toMatchObject([{ code: 'VALIDATION', index: 1, field: 'pwi' }]);
@@ -394,6 +406,29 @@ describe('file stores', () => {
       const dup = await b.insert('Well', [{ pwi: 'A' }]);
       expect(dup.errors[0]!.code).toBe('DUPLICATE_KEY');
       b.close();
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe('replace beside another connection', () => {
+  it('checks a unique key another connection added after this one last replaced, in the order of the documents', async () => {
+    const t = tempDir();
+    try {
+      const first = DataStore.open(t.file());
+      const { insertedIds: [b, a] } = await first.insert('Well', [{ pwi: 'B', name: 'y' }, { pwi: 'A', name: 'x' }]);
+      expect((await first.replace('Well', [{ id: a!, pwi: 'A', name: 'x' }])).success).toBe(true);
+      const second = DataStore.open(t.file(), { uniqueKeys: { Well: [['pwi'], ['name']] } });
+      // One by one, A taking B's name fails before B lets it go.
+      const r = await first.replace('Well', [{ id: a!, pwi: 'A', name: 'y' }, { id: b!, pwi: 'B', name: 'z' }]);
+      expect(r).toMatchObject({ success: false, errors: [{ code: 'DUPLICATE_KEY', index: 0, key: { name: 'y' } }] });
+      expect((await all(second, 'Well')).map((d) => [d.pwi, d.name])).toEqual([
+        ['B', 'y'],
+        ['A', 'x'],
+      ]);
+      first.close();
+      second.close();
     } finally {
       t.cleanup();
     }

@@ -123,6 +123,8 @@ interface Put {
   readonly safe: boolean;
   /** A soft-deleted document taken again by a new one, in its row: counted as inserted. */
   readonly revived: boolean;
+  /** The stored row's seq of a rewrite (none for a document this request inserted). */
+  readonly seq: bigint | undefined;
 }
 
 /** A write's journal as its transaction runs it: the operation, the request's journal, what to count for its log. */
@@ -341,9 +343,13 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'r
     const table = this.table(info.name);
     const named = docs.map((doc) => doc.id).filter((id): id is string => typeof id === 'string');
     const stored = new Map<string, StoredDoc>();
+    const seqs = new Map<string, bigint>();
     if (named.length) {
-      const rows = (yield* call(d.all(s, this.readLocked(table, ids(this.dialect, named))))) as [unknown, string, string][];
-      for (const [, id, text] of rows) stored.set(id, JSON.parse(text) as StoredDoc);
+      const rows = (yield* call(d.all(s, this.readLocked(table, ids(this.dialect, named))))) as [number | string, string, string][];
+      for (const [seq, id, text] of rows) {
+        stored.set(id, JSON.parse(text) as StoredDoc);
+        seqs.set(id, BigInt(seq));
+      }
     }
     const unique = this.uniqueFields(info);
     const soft = this.softDelete.has(info.name);
@@ -353,23 +359,31 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'r
       const prior = typeof given.id === 'string' ? stored.get(given.id) : undefined;
       // A soft-deleted document is gone for replace too: its id is taken again by a new document, in its row.
       const revived = soft && prior !== undefined && prior.deletedAt !== undefined && prior.deletedAt !== null;
-      const doc = stamp(given, revived ? undefined : prior);
+      // Stamped as a copy: a request run again (one by one, after a race, after a lock wait) starts from what was given.
+      const doc = stamp({ ...given }, revived ? undefined : prior);
       if (!doc) {
         unchanged++;
         continue;
       }
       if (prior) this.keepShard(info, prior, doc, index);
       const safe = !!prior && !revived && unique.every((f) => JSON.stringify(prior[f] ?? null) === JSON.stringify(doc[f] ?? null));
-      puts.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived });
+      puts.push({ kind: prior ? 'update' : 'insert', doc, index, safe, revived, seq: prior ? seqs.get(doc.id as string) : undefined });
       stored.set(doc.id as string, doc);
     }
     const insertedIds = puts.filter((p) => p.kind === 'insert' || p.revived).map((p) => p.doc.id as string);
-    // Runs of statements, in document order.
+    // Runs of statements, in document order. Rewrites join a run only in the order of their rows: an engine may rewrite
+    // a statement's rows in either order (the array's or the table's), and both are then the request's, so the
+    // journal's events and every unique check come as one by one would have them.
     const runs: Put[][] = [];
     for (const put of puts) {
       const run = runs[runs.length - 1];
-      const joins = !oneByOne && run && run[0]!.kind === put.kind && (put.kind === 'insert' || (put.safe && run[0]!.safe && !run.some((p) => p.doc.id === put.doc.id)));
-      if (joins) run.push(put);
+      const last = run?.[run.length - 1];
+      const joins =
+        !oneByOne &&
+        last !== undefined &&
+        last.kind === put.kind &&
+        (put.kind === 'insert' || (put.safe && last.safe && last.seq !== undefined && put.seq !== undefined && last.seq < put.seq));
+      if (joins) run!.push(put);
       else runs.push([put]);
     }
     for (const run of runs) {
@@ -380,7 +394,9 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'r
         if (!fields) throw e;
         if (run.length > 1) throw new OneByOne();
         const put = run[0]!;
-        if (put.kind === 'insert' && fields.length === 1 && fields[0] === 'id') throw new IdRace();
+        // An id the caller gave, not stored when read, was inserted meanwhile by another request: run again, it now
+        // replaces. A generated id that is taken (a seeded generator) is the caller's duplicate.
+        if (put.kind === 'insert' && fields.length === 1 && fields[0] === 'id' && typeof docs[put.index]!.id === 'string') throw new IdRace();
         throw new RequestError(duplicateError(info, put.doc, put.index, fields));
       }
     }

@@ -464,7 +464,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
 
   /**
    * The fields of the file's unique indexes on a type's table (those the options no longer list too), read once per
-   * type: one added since by another connection only costs a replace its one-by-one rerun, never a wrong answer.
+   * type: rewrites are batched in the order of their rows (SqlBackend#replace), so one added since by another
+   * connection only costs a replace its one-by-one rerun, never another answer.
    */
   protected uniqueFields(info: TypeInfo): readonly string[] {
     let fields = this.#uniqueFields.get(info.name);
