@@ -3,12 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { parsePlan } from '../src/query/parse.js';
 import { resolveSettings } from '../src/settings.js';
 import { RequestError } from '../src/envelope.js';
-import { call, runAsync, runSync, SqlBackend, type Driver, type Op, type Retry } from '../src/sql/backend.js';
+import { call, runAsync, runSync, SqlBackend, type Driver, type Op, type PageRows, type Retry } from '../src/sql/backend.js';
+import type { Select } from '../src/sql/compile.js';
+import type { QueryPlan } from '../src/query/ast.js';
 import type { Compiled } from '../src/sql/fragment.js';
 import { sqlite } from '../src/sqlite/dialect.js';
 import { SqliteBackend } from '../src/sqlite/backend.js';
 import { requestError } from '../src/envelope.js';
 import { DataStore } from '../src/index.js';
+import { SQLITE_SUMMARY } from '../src/sqlite/aggregate.js';
 
 const settings = resolveSettings({}, 'test');
 const well = settings.catalogue.resolve('Well')!;
@@ -47,7 +50,7 @@ class FakeDriver implements Driver<null> {
   run<T>(op: Op<T>): T {
     return runSync(op);
   }
-  all(): unknown[][] {
+  all(_s: null, _c: Compiled | string): unknown[][] {
     return [];
   }
   changes(_s: null, _c: Compiled): number {
@@ -101,6 +104,25 @@ class FakeBackend extends SqlBackend<null> {
   }
   protected uniqueFields() {
     return [];
+  }
+  protected readonly pageColumns = { doc: 0, seq: 1, rank: 2, key: 3 };
+  protected readonly parse = <R>(_info: unknown, rows: readonly R[], text: (r: R) => unknown) => rows.map((r) => JSON.parse(text(r) as string) as { id: string });
+  protected readonly summaryHooks = SQLITE_SUMMARY;
+  protected select(_info: unknown, plan: QueryPlan, where: unknown): Select {
+    this.wheres.push(where);
+    const paged = plan.limit > 0 || plan.skip > 0;
+    return { sql: 'page', params: [], countSql: 'count', countParams: [], paged, keyed: plan.limit > 0 };
+  }
+  /** What the page statement answers, and the `counting` each read was asked with. */
+  answer: PageRows = { rows: [] };
+  readonly countings: boolean[] = [];
+  readonly wheres: unknown[] = [];
+  protected *pageRows(_s: null, _info: unknown, _plan: unknown, _select: unknown, counting: boolean): Op<PageRows> {
+    this.countings.push(counting);
+    return { rows: [...this.answer.rows], total: this.answer.total };
+  }
+  protected *explainText(): Op<string[]> {
+    return ['SCAN'];
   }
 }
 
@@ -181,5 +203,72 @@ describe('beforeCommit and the activity log', () => {
     } finally {
       await store.close();
     }
+  });
+});
+
+/** A driver that counts `matches` and records the statements and transactions a read runs. */
+class CountingDriver extends FakeDriver {
+  readonly ran: string[] = [];
+  constructor(readonly matches: number) {
+    super([]);
+    this.begin = () => void this.ran.push('begin');
+    this.commit = () => void this.ran.push('commit');
+  }
+  override all(_s: null, c: Compiled | string): unknown[][] {
+    this.ran.push(typeof c === 'string' ? c : c.sql);
+    return [[this.matches]];
+  }
+}
+
+/** One keyed row of the fake page statement: its document, seq, rank and key. */
+const row = (n: number) => [JSON.stringify({ id: `W${n}` }), n, 1, `k${n}`];
+
+describe('the page, once for every engine', () => {
+  const limited = (options: Record<string, unknown>, extra: Partial<QueryPlan> = {}): QueryPlan => ({ ...parsePlan({ type: well, strict: true }, { pwi: 'W1' }, options), ...extra });
+  const read = (plan: QueryPlan, page: PageRows, matches = 42) => {
+    const driver = new CountingDriver(matches);
+    const backend = new FakeBackend(driver);
+    backend.answer = page;
+    const result = backend.query(well, plan) as Awaited<ReturnType<FakeBackend['query']>>;
+    return { result, ran: driver.ran, countings: backend.countings };
+  };
+
+  it('one row past the limit: the page ends at the limit, counted in the page’s snapshot, and the next page starts after its last row', () => {
+    const { result, ran, countings } = read(limited({ limit: 2 }), { rows: [row(1), row(2), row(3)] });
+    expect(result).toEqual({ data: [{ id: 'W1' }, { id: 'W2' }], total: 42, next: { rank: 1, key: 'k2', seq: 2, total: 42 } });
+    expect([ran, countings]).toEqual([['begin', 'count', 'commit'], [true]]);
+  });
+
+  it('a page ending before the limit is the last: its total is the skip and its rows, and no count runs', () => {
+    const { result, ran } = read(limited({ limit: 5, skip: 3 }), { rows: [row(4), row(5)] });
+    expect(result).toEqual({ data: [{ id: 'W4' }, { id: 'W5' }], total: 5, next: null });
+    expect(ran).toEqual(['begin', 'commit']);
+  });
+
+  it('an empty page after a skip may be past the end: it is counted', () => {
+    expect(read(limited({ limit: 5, skip: 50 }), { rows: [] }).result).toEqual({ data: [], total: 42, next: null });
+    expect(read(limited({ skip: 50 }), { rows: [] }).result).toEqual({ data: [], total: 42, next: null });
+  });
+
+  it('a k-nearest neighbourhood (reach) is counted even when its page ends before the limit: matches lie beyond it', () => {
+    expect(read(limited({ limit: 5 }, { reach: 1000 }), { rows: [row(1)] }).result.total).toBe(42);
+  });
+
+  it('a cursor’s total (or a counted search’s) is carried: nothing is counted, in no snapshot of its own', () => {
+    const after = { rank: 1, key: 'k2', seq: 2, total: 7 };
+    const { result, ran, countings } = read(limited({ limit: 1 }, { after }), { rows: [row(3), row(4)] });
+    expect(result).toEqual({ data: [{ id: 'W3' }], total: 7, next: { rank: 1, key: 'k3', seq: 3, total: 7 } });
+    expect([ran, countings]).toEqual([[], [false]]);
+    expect(read(limited({ limit: 1 }, { counted: 9 }), { rows: [row(1)] }).result.total).toBe(9);
+  });
+
+  it('a total the page statement counted is taken as it is', () => {
+    const { result, ran } = read(limited({ limit: 5, skip: 50 }), { rows: [], total: 12 });
+    expect([result.total, ran]).toEqual([12, ['begin', 'commit']]);
+  });
+
+  it('without limit or skip every match is the page: no count, no snapshot', () => {
+    const { result, ran } = read(limited({}), { rows: [JSON.stringify({ id: 'W1' })] });
+    expect([result, ran]).toEqual([{ data: [{ id: 'W1' }], total: 1, next: null }, []]);
   });
 });

@@ -36,11 +36,10 @@ import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { POSTGRES_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
-import { compileSummary } from '../sql/aggregate.js';
 import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
-import { call, SqlBackend, Steer, type Matches, type Op, type WriteSpec } from '../sql/backend.js';
+import { call, SqlBackend, Steer, type Matches, type Materialize, type Op, type PageRows, type WriteSpec } from '../sql/backend.js';
 import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
 
 export { requestErrorOf, type PgClientLike, type PgPoolLike };
@@ -320,8 +319,12 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   /** Conditions decided in JS (see #inJs): their plans have no WHERE clause of their own. */
-  protected where(info: TypeInfo, plan: QueryPlan): Sql | string | null {
-    return plan.conditions.some((c) => this.#inJs(c)) ? null : this.#where(info, plan.conditions);
+  protected stepped(plan: Pick<QueryPlan, 'conditions'>): boolean {
+    return plan.conditions.some((c) => this.#inJs(c));
+  }
+
+  protected where(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>): Sql | string | null {
+    return this.stepped(plan) ? null : this.#where(info, plan.conditions);
   }
 
   protected feedWhere(_type: TypeInfo, plan: QueryPlan): Sql | string {
@@ -331,7 +334,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     return compileWhere(plan.conditions, new Set());
   }
 
-  protected *matches(s: Session, info: TypeInfo, plan: QueryPlan, lock: boolean): Op<Matches> {
+  protected *matches(s: Session, info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, lock: boolean): Op<Matches> {
     const { seqs } = yield* call(this.#decide(s, info, plan.conditions, lock));
     return seqs.length ? sql`seq = ANY(${bound(seqs, 'bigint[]')})` : null;
   }
@@ -363,23 +366,38 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
 
   // ---- queries -------------------------------------------------------------------------------------------
 
-  async #select(s: Session, select: PgSelect, plan: QueryPlan): Promise<QueryResult> {
-    const rows = await s.rows(select.sql, select.params);
-    if (select.keyed) {
-      const total = plan.after ? plan.after.total : (plan.counted ?? Number(rows[0]![0]));
-      const page = (rows as [unknown, string | null, number, string | null, string][]).filter((r) => r[1] !== null);
-      const more = page.length > plan.limit;
-      if (more) page.pop();
-      const data = JSON.parse(`[${page.map((r) => r[1]).join(',')}]`) as StoredDoc[];
-      const last = page[page.length - 1];
-      return { data, total, next: more && last ? { rank: last[2], key: keyOf(last[2], last[3], plan), seq: Number(last[4]), total } : null };
-    }
-    if (select.paged) {
-      const [total, page] = rows[0] as [string, string | null];
-      return { data: page === null ? [] : (JSON.parse(`[${page}]`) as StoredDoc[]), total: Number(total) };
-    }
-    const data = JSON.parse(`[${rows.map((r) => r[0] as string).join(',')}]`) as StoredDoc[];
-    return { data, total: data.length };
+  /** With matches decided in JS, the page over their seqs; explain's, over their candidates (the statement the indexes serve). */
+  protected select(info: TypeInfo, plan: QueryPlan, where: Sql | string | null): PgSelect {
+    return selectStatement(this.#table(info), where ?? this.#where(info, plan.conditions), plan);
+  }
+
+  /** Limited: (total, body, rank, key, seq). */
+  protected readonly pageColumns = { doc: 1, seq: 4, rank: 2, key: 3 };
+  /** The page statement counts its matches (compile.ts selectStatement): one round trip, one snapshot. */
+  protected readonly pageCounts = true;
+  /** The rows' JSON texts parsed as one array. */
+  protected readonly parse: Materialize = (_info, rows, text) => JSON.parse(`[${rows.map(text).join(',')}]`) as StoredDoc[];
+  protected readonly summaryHooks = POSTGRES_SUMMARY;
+
+  /**
+   * A limited page's rows, the row of NULLs an empty page answers left out; a skip's page, one text of its documents
+   * joined by commas (as `parse` takes rows); otherwise each document's text.
+   */
+  protected *pageRows(s: Session, _info: TypeInfo, _plan: QueryPlan, select: PgSelect): Op<PageRows> {
+    const rows = yield* call(s.all(select));
+    if (!select.paged) return { rows: rows.map((r) => r[0]) };
+    // The total is NULL when a cursor carries it.
+    const total = rows[0]![0] === null ? undefined : Number(rows[0]![0]);
+    if (!select.keyed) return { rows: rows[0]![1] === null ? [] : [rows[0]![1]], total };
+    return { rows: rows.filter((r) => r[1] !== null), total };
+  }
+
+  protected keyOf(rank: number, key: unknown, plan: QueryPlan): string | number | null {
+    return keyOf(rank, key as string | null, plan);
+  }
+
+  protected *explainText(s: Session, select: PgSelect): Op<string[]> {
+    return (yield* call(s.rows(`EXPLAIN ${select.sql}`, select.params))).map((r) => r[0] as string);
   }
 
   /**
@@ -410,27 +428,7 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
-    return this.#read(info, plan.conditions, (s, where) => this.#select(s, selectStatement(this.#table(info), where, plan), plan));
-  }
-
-  /**
-   * A read over the matches of `conditions`: one statement where SQL decides them all; else (see #inJs) the candidates
-   * first, decided in JS (#decide), then `fn` over the matches' seqs, in one REPEATABLE READ snapshot.
-   */
-  #read<T>(info: TypeInfo, conditions: readonly Condition[], fn: (s: Session, where: Sql | string) => Promise<T>): Promise<T> {
-    if (!conditions.some((c) => this.#inJs(c))) return this.#single((s) => fn(s, this.#where(info, conditions)));
-    return this.exec((s) =>
-      this.transaction(
-        s,
-        'read',
-        call(
-          (async () => {
-            const { seqs } = await this.#decide(s, info, conditions, false);
-            return fn(s, sql`seq = ANY(${bound(seqs, 'bigint[]')})`);
-          })(),
-        ),
-      ),
-    ) as Promise<T>;
+    return super.query(info, plan) as Promise<QueryResult>;
   }
 
   /** Rows come whole through `query` (capabilities.stream is false). */
@@ -439,17 +437,11 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
   }
 
   summarize(info: TypeInfo, plan: SummaryPlan): Promise<SummaryAnswer> {
-    return this.#read(info, plan.conditions, async (s, where) => {
-      const summary = compileSummary(postgres, POSTGRES_SUMMARY, plan, this.#table(info), where);
-      return summary.answer(await s.all(toPostgres(summary.sql)));
-    });
+    return super.summarize(info, plan) as Promise<SummaryAnswer>;
   }
 
-  async explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
-    // With conditions decided in JS (#inJs) this is the candidates' statement: the one the indexes serve.
-    const select = selectStatement(this.#table(info), this.#where(info, plan.conditions), plan);
-    const lines = await this.#single((s) => s.rows(`EXPLAIN ${select.sql}`, select.params));
-    return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines.map((r) => r[0] as string) };
+  explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
+    return super.explain(info, plan) as Promise<Explained>;
   }
 
   // ---- writes --------------------------------------------------------------------------------------------

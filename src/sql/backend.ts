@@ -7,6 +7,7 @@
 import type { TypeInfo } from '../catalogue/index.js';
 import { requestError, RequestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
+import type { SummaryPlan } from '../query/aggregate.js';
 import {
   duplicateError,
   parentNotObject,
@@ -14,16 +15,21 @@ import {
   type Backend,
   type Capabilities,
   type ChangeEvent,
+  type Explained,
   type FieldSet,
   type InsertResult,
   type Journal,
   type MaybePromise,
+  type QueryResult,
   type ReplaceResult,
   type StoredDoc,
+  type SummaryAnswer,
   type WriteCounts,
 } from '../backend.js';
+import { compileSummary, type SummaryHooks } from './aggregate.js';
+import type { Select } from './compile.js';
 import type { Dialect } from './dialect.js';
-import type { Compiled, Sql } from './fragment.js';
+import { render, type Compiled, type Sql } from './fragment.js';
 import { context, deleteWhere, feedBounds, feedRead, firstBadParent, ids, insertArray, insertDoc, putArray, putDoc, readDocs, updateSet, type WriteTable } from './write.js';
 
 /** An operation: its steps yield what driver calls answer (a value, or a promise of one), and take it back. */
@@ -137,11 +143,37 @@ export interface WriteSpec<T> {
 /** The matches a write rewrites: a WHERE clause, or null when none matches. */
 export type Matches = Sql | string | null;
 
+/** How a page's rows become its documents: `value` takes a row's document (its JSON text, or a key to it). */
+export type Materialize<D = StoredDoc> = <R>(info: TypeInfo, rows: readonly R[], value: (row: R) => unknown) => D[];
+
+/** A page as `query` answers it, each document as `materialize` makes it. */
+export type Page<D> = Omit<QueryResult, 'data'> & { data: D[] };
+
+/**
+ * A page's rows as the engine read them: a limited page's each an array holding its document, seq, sort rank and key
+ * (at `PageColumns`), one past the limit; others, what `materialize` takes. `total` when the statement counted it.
+ */
+export interface PageRows {
+  readonly rows: unknown[];
+  readonly total?: number | undefined;
+}
+
+/** Where a limited page's row holds each value, as the engine's page statement answers them. */
+export interface PageColumns {
+  readonly doc: number;
+  readonly seq: number;
+  readonly rank: number;
+  readonly key: number;
+}
+
+/** A row's value as it is (a page read one column a row). */
+const itself = (row: unknown): unknown => row;
+
 /**
  * The operations every SQL engine shares; an engine's backend extends it with its driver, dialect and strategies.
  * Adding a read is one compiler function (src/sql/) and one method here, run through `exec`.
  */
-export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'replace' | 'update' | 'delete'> {
+export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'query' | 'summarize' | 'explain' | 'replace' | 'update' | 'delete'> {
   abstract readonly capabilities: Capabilities;
   protected abstract readonly dialect: Dialect;
   protected abstract get driver(): Driver<S>;
@@ -166,13 +198,18 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'r
   /** The quoted table of the change feed. */
   protected abstract readonly changesTable: string;
   /** The WHERE clause of a plan's conditions, or null when the engine must find the matches in steps (`matches`). */
-  protected abstract where(info: TypeInfo, plan: QueryPlan): Sql | string | null;
+  protected abstract where(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>): Sql | string | null;
   /** The WHERE clause of a plan's conditions on the change feed's rows. */
   protected abstract feedWhere(type: TypeInfo, plan: QueryPlan): Sql | string;
 
   /** Matches an engine finds in steps (PostgreSQL's polygons), locked for the write when `lock`; see `where`. */
-  protected *matches(_s: S, _info: TypeInfo, _plan: QueryPlan, _lock: boolean): Op<Matches> {
+  protected *matches(_s: S, _info: TypeInfo, _plan: Pick<QueryPlan, 'conditions'>, _lock: boolean): Op<Matches> {
     throw new TypeError('matches: this engine compiles every plan to one WHERE clause');
+  }
+
+  /** True when the engine finds a plan's matches in steps (`matches`, then `where` is null): checked without compiling. */
+  protected stepped(_plan: Pick<QueryPlan, 'conditions'>): boolean {
+    return false;
   }
 
   /**
@@ -271,6 +308,122 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'r
     const key = yield* call(this.driver.uniqueKey(s, e));
     return key ? requestError('DUPLICATE_KEY', updateCollision(info, key)) : e;
   }
+
+  // ---- reads -----------------------------------------------------------------------------------------------
+
+  /** The statements of a plan's page and count over `where`, or over the plan's own conditions when it is null. */
+  protected abstract select(info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Select;
+  /** A page's rows (see PageRows); `counting` when no cursor carries the total, so a statement may count it. */
+  protected abstract pageRows(s: S, info: TypeInfo, plan: QueryPlan, select: Select, counting: boolean): Op<PageRows>;
+  /** Where a limited page's row holds each value. */
+  protected abstract readonly pageColumns: PageColumns;
+  /** True when the page statement answers its total itself: no count runs after it, so no snapshot is opened for one. */
+  protected readonly pageCounts: boolean = false;
+  /** How `query` makes its documents from the page's JSON texts. */
+  protected abstract readonly parse: Materialize;
+  /** The engine's summaries (aggregate.ts SummaryHooks). */
+  protected abstract readonly summaryHooks: SummaryHooks;
+  /** The engine's plan of a statement, one line a step. */
+  protected abstract explainText(s: S, select: Select): Op<string[]>;
+
+  /** A page's cursor key as the next page binds it, from the key the page statement answered. */
+  protected keyOf(_rank: number, key: unknown, _plan: QueryPlan): string | number | null {
+    return key as string | number | null;
+  }
+
+  /** `body` in one read snapshot, for a page and the count that follows it. */
+  protected oneSnapshot<T>(s: S, body: Op<T>): Op<T> {
+    return this.transaction(s, 'read', body);
+  }
+
+  /**
+   * A read over a plan's matches: one request where SQL decides them all; else (see `stepped`) the matches found in
+   * steps first, then `body` over them, in one read snapshot. `body` gets null for the plan's own WHERE clause.
+   */
+  protected read<T>(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, body: (s: S, where: Sql | string | null) => Op<T>): MaybePromise<T> {
+    if (!this.stepped(plan)) return this.exec((s) => body(s, null));
+    return this.exec((s) => this.transaction(s, 'read', this.#stepped(s, info, plan, body)));
+  }
+
+  *#stepped<T>(s: S, info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, body: (s: S, where: Sql | string | null) => Op<T>): Op<T> {
+    // No match: a clause matching nothing still answers the page's (or the summary's) empty answer.
+    const where = yield* this.matches(s, info, plan, false);
+    return yield* body(s, where === null ? this.dialect.false : where);
+  }
+
+  query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult> {
+    return this.read(info, plan, (s, where) => this.#query(s, info, plan, where));
+  }
+
+  *#query(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<QueryResult> {
+    return yield* this.page(s, info, plan, this.select(info, plan, where), this.parse);
+  }
+
+  /**
+   * A plan's page, its total and where the next page starts, each row's document taken by `materialize`. A cursor
+   * carries the total counted when paging began (a grown k-nearest search, the one it counted): later pages are not
+   * counted again. Otherwise the page and its count see one snapshot.
+   */
+  protected *page<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Op<Page<D>> {
+    const carried = select.keyed ? (plan.after?.total ?? plan.counted) : undefined;
+    const counting = carried === undefined && select.paged;
+    const [rows, total] = counting && !this.pageCounts ? yield* this.oneSnapshot(s, this.#counted(s, info, plan, select, carried)) : yield* this.#counted(s, info, plan, select, carried);
+    if (!select.keyed) return { data: materialize(info, rows, itself), total, next: null };
+    const c = this.pageColumns;
+    const more = rows.length > plan.limit;
+    if (more) rows.pop();
+    const last = rows[rows.length - 1] as unknown[] | undefined;
+    const data = materialize(info, rows as unknown[][], (r) => r[c.doc]);
+    if (!more || !last) return { data, total, next: null };
+    const rank = last[c.rank] as number;
+    return { data, total, next: { rank, key: this.keyOf(rank, last[c.key], plan), seq: Number(last[c.seq]), total } };
+  }
+
+  /** The page's rows and its total: the cursor's, the statement's, the page's own when it is the last, or counted. */
+  *#counted(s: S, info: TypeInfo, plan: QueryPlan, select: Select, carried: number | undefined): Op<[unknown[], number]> {
+    const read = yield* this.pageRows(s, info, plan, select, carried === undefined);
+    const rows = read.rows;
+    if (carried !== undefined) return [rows, carried];
+    if (read.total !== undefined) return [rows, read.total];
+    const n = rows.length;
+    // A page that ends before the limit is the last one: every match is before its end, and no count runs. Not so
+    // for a k-nearest page's neighbourhood (plan.reach): matches lie beyond it; nor for an empty page after a skip.
+    const last = (!select.keyed || (plan.reach === undefined && n <= plan.limit)) && (n > 0 || plan.skip === 0);
+    return [rows, last ? plan.skip + n : yield* this.count(s, select)];
+  }
+
+  /** Every match of a plan, by the select's count statement. */
+  protected *count(s: S, select: Select): Op<number> {
+    const rows = yield* call(this.driver.all(s, { sql: select.countSql, params: select.countParams }));
+    return Number(rows[0]![0]);
+  }
+
+  /** A summary (aggregate, count or distinct) of a plan's matches, in one statement over them. */
+  summarize(info: TypeInfo, plan: SummaryPlan): MaybePromise<SummaryAnswer> {
+    return this.read(info, plan, (s, where) => this.#summarize(s, info, plan, where));
+  }
+
+  *#summarize(s: S, info: TypeInfo, plan: SummaryPlan, where: Sql | string | null): Op<SummaryAnswer> {
+    const summary = compileSummary(this.dialect, this.summaryHooks, plan, this.table(info.name).name, where ?? this.where(info, plan)!);
+    return summary.answer(yield* call(this.driver.all(s, render(summary.sql, this.dialect))));
+  }
+
+  /** The statements a query runs and the engine's plan of its page (with matches found in steps: of their candidates). */
+  explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained> {
+    return this.exec((s) => this.#explain(s, info, plan));
+  }
+
+  *#explain(s: S, info: TypeInfo, plan: QueryPlan): Op<Explained> {
+    const select = this.select(info, plan, null);
+    return this.explained(info, plan, select, yield* this.explainText(s, select));
+  }
+
+  /** What `explain` answers for a select and the engine's plan of it. */
+  protected explained(_info: TypeInfo, _plan: QueryPlan, select: Select, lines: string[]): Explained {
+    return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines };
+  }
+
+  // ---- writes ----------------------------------------------------------------------------------------------
 
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number> {
     const where = this.where(info, plan);

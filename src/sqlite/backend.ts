@@ -19,20 +19,15 @@ import { onePassPays } from './plans.js';
 import type { Compiled } from '../sql/fragment.js';
 import type { RunResult } from 'better-sqlite3';
 import { insertDoc, type WriteTable } from '../sql/write.js';
-import { runSync, SqlBackend, type Op } from '../sql/backend.js';
-import { sqlite, toSqlite } from './dialect.js';
+import { runSync, SqlBackend, type Materialize, type Op, type Page, type PageRows } from '../sql/backend.js';
+import { sqlite } from './dialect.js';
 import { BUSY_ATTEMPTS, isBusy, isDuplicate, requestErrorOf, SqliteDriver } from './driver.js';
 import { SQLITE_SUMMARY } from './aggregate.js';
 import type { SummaryPlan } from '../query/aggregate.js';
-import { compileSummary } from '../sql/aggregate.js';
-import { compileWhere as whereOf } from '../sql/compile.js';
 import { JOURNAL_TYPES } from '../settings.js';
 import { DocumentCache, type DocumentCacheStats } from './documents.js';
 
 export { requestErrorOf };
-
-/** A page's rows and how to take each one's document (its JSON text, or its rowid with the document cache on). */
-type Materialize<D = StoredDoc> = <R>(info: TypeInfo, rows: readonly R[], value: (row: R) => unknown) => D[];
 
 /**
  * Each row's JSON parsed on its own: never one string of every row (a string has a length limit, ~512 MB), and
@@ -198,8 +193,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     if (!one) return null;
     let pays = this.#passes.get(select.sql);
     if (pays === undefined) {
-      const details = (sql: string, params: unknown[]) => (this.#db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
-      pays = onePassPays(details(select.sql, select.params), details(select.countSql, select.countParams), docsTable(info.name), one.always);
+      pays = onePassPays(this.#details(select.sql, select.params), this.#details(select.countSql, select.countParams), docsTable(info.name), one.always);
       this.#passes.set(select.sql, pays);
     }
     return pays ? one : null;
@@ -211,41 +205,53 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     return runSync(this.retried(op));
   }
 
-  /** A step run at once, as an operation (a generator method: see SqlBackend's note on their cost). */
-  *#now<T>(op: () => T): Op<T> {
-    return op();
-  }
-
-  /** fn in one read transaction: every statement it runs sees one snapshot. */
-  #snapshot<T>(fn: () => T): T {
-    // Inside one already (a cached read holds one around its page): that snapshot is the one.
-    if (this.#db.inTransaction) return fn();
-    return runSync(this.transaction(this.#driver, 'read', this.#now(fn)));
+  /** Inside a read transaction already (a cached read holds one around its page, or the caller on `database`): that snapshot is the one. */
+  protected *oneSnapshot<T>(s: SqliteDriver, body: Op<T>): Op<T> {
+    return this.#db.inTransaction ? yield* body : yield* super.oneSnapshot(s, body);
   }
 
   query(info: TypeInfo, plan: QueryPlan): QueryResult {
-    const select = this.#select(info, plan);
-    const docs = this.#docs;
-    if (!select.rowids || !docs) return this.#exec(() => this.#page(info, plan, select, parseRows));
-    // A transaction the caller holds on `database` may still roll back what this read sees: nothing it reads is kept.
-    const held = this.#db.inTransaction;
-    // One read transaction: the rowids, the cache's check of what changed, and the missing documents see one snapshot.
-    return this.#exec(() =>
-      this.#snapshot(() => {
-        const [version, changes] = this.#statements.get(CHANGED).raw(true).get() as [number, number];
-        docs.sync(version, changes);
-        const page = this.#page(info, plan, select, this.#cached);
-        if (held) docs.clear();
-        return page;
-      }),
-    );
+    return super.query(info, plan) as QueryResult;
   }
 
   /** The page `query` answers, each document as its stored text: for plans without `fields` or `distance` (Backend.queryText). */
   queryText(info: TypeInfo, plan: QueryPlan): TextPage {
     // Text is read from the table, never through the document cache: it holds parsed documents.
     const select = this.#select(info, plan, false);
-    return this.#exec(() => this.#page(info, plan, select, rowTexts));
+    return this.exec((s) => this.page(s, info, plan, select, rowTexts)) as TextPage;
+  }
+
+  protected select(info: TypeInfo, plan: QueryPlan): CompiledSelect {
+    return this.#select(info, plan);
+  }
+
+  protected readonly pageColumns = { doc: 0, seq: 1, rank: 2, key: 3 };
+  protected readonly parse = parseRows;
+  protected readonly summaryHooks = SQLITE_SUMMARY;
+
+  /** A limited first page read by its one-pass statement where that pays (#onePass): every match counted with it. */
+  protected *pageRows(_s: SqliteDriver, info: TypeInfo, _plan: QueryPlan, select: CompiledSelect, counting: boolean): Op<PageRows> {
+    if (!select.keyed) return { rows: this.#statements.get(select.sql).pluck(true).all(...select.params) };
+    const one = counting ? this.#onePass(info, select) : null;
+    const rows = this.#statements.get(one ? one.sql : select.sql).raw(true).all(...(one ? one.params : select.params)) as unknown[][];
+    // No row: no match at all, or the page is past the end (then counted on its own).
+    return { rows, total: one && rows.length ? (rows[0]![4] as number) : undefined };
+  }
+
+  /** With the document cache on, a page of rowids: its documents from the cache, in the snapshot of its check for changes. */
+  protected *page<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Op<Page<D>> {
+    if (!select.rowids) return yield* super.page(s, info, plan, select, materialize);
+    // A transaction the caller holds on `database` may still roll back what this read sees: nothing it reads is kept.
+    return yield* this.oneSnapshot(s, this.#cachedPage(s, info, plan, select, this.#db.inTransaction));
+  }
+
+  *#cachedPage<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, held: boolean): Op<Page<D>> {
+    const docs = this.#docs!;
+    const [version, changes] = this.#statements.get(CHANGED).raw(true).get() as [number, number];
+    docs.sync(version, changes);
+    const page = yield* super.page(s, info, plan, select, this.#cached);
+    if (held) docs.clear();
+    return page as Page<D>;
   }
 
   /**
@@ -270,56 +276,6 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     return data;
   };
 
-  /** A plan's page, its total and where the next page starts, each row's document taken by `materialize`. */
-  #page<D>(info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Omit<QueryResult, 'data'> & { data: D[] } {
-    if (!select.keyed) {
-      const statement = this.#statements.get(select.sql);
-      const page = () => statement.pluck(true).all(...select.params) as unknown[];
-      let rows: unknown[];
-      let total: number;
-      if (select.paged) {
-        // A skip without a limit answers every match after it: the total is known unless the page is empty. One
-        // read transaction: a count, when it runs, sees the page's snapshot.
-        [rows, total] = this.#snapshot(() => {
-          const r = page();
-          return [r, r.length || !plan.skip ? plan.skip + r.length : this.#count(select)];
-        }) as [unknown[], number];
-      } else {
-        rows = page();
-        total = rows.length;
-      }
-      return { data: materialize(info, rows, (r) => r), total, next: null };
-    }
-    type Row = { d: unknown; s: number; r: number; k: string | number | null; n?: number };
-    let rows: Row[];
-    let total: number;
-    if (plan.after || plan.counted !== undefined) {
-      // A cursor carries the total counted when paging began (a grown k-nearest search, the one it counted): later pages are not counted again.
-      rows = this.#statements.get(select.sql).pluck(false).all(...select.params) as Row[];
-      total = plan.after?.total ?? plan.counted!;
-    } else {
-      const one = this.#onePass(info, select);
-      // One read transaction: the page and the total come from the same snapshot.
-      [rows, total] = this.#snapshot(() => {
-        if (one) {
-          const r = this.#statements.get(one.sql).pluck(false).all(...one.params) as Row[];
-          // No row: no match at all, or the page is past the end (then counted on its own).
-          return [r, r.length ? r[0]!.n! : plan.skip ? this.#count(select) : 0];
-        }
-        const r = this.#statements.get(select.sql).pluck(false).all(...select.params) as Row[];
-        // A page that ends before the limit is the last one: every match is before its end, and no count runs.
-        // Not so for a k-nearest page's neighbourhood (plan.reach): matches lie beyond it.
-        const last = plan.reach === undefined && r.length <= plan.limit && (r.length > 0 || plan.skip === 0);
-        return [r, last ? plan.skip + r.length : this.#count(select)];
-      }) as [Row[], number];
-    }
-    const more = rows.length > plan.limit;
-    if (more) rows.pop();
-    const last = rows[rows.length - 1];
-    const data = materialize(info, rows, (r) => r.d);
-    return { data, total, next: more && last ? { rank: last.r, key: last.k, seq: last.s, total } : null };
-  }
-
   stream(info: TypeInfo, plan: QueryPlan): RowStream | null {
     if (plan.limit > 0 || plan.after) return null;
     // Streamed rows are JSON text, read as they are taken: never through the document cache.
@@ -333,7 +289,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
       total = this.#exec(() => {
         if (own) d.begin(d, 'read', []);
         try {
-          return this.#count(select);
+          return runSync(this.count(d, select));
         } catch (e) {
           if (own) d.rollback();
           throw e;
@@ -364,24 +320,29 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     };
   }
 
-  #count(select: CompiledSelect): number {
-    return this.#statements.get(select.countSql).pluck(true).get(...select.countParams) as number;
+  /** SQLite's plan of a statement (EXPLAIN QUERY PLAN), prepared on its own: never kept among the statements. */
+  #details(sql: string, params: unknown[]): string[] {
+    return (this.#db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
+  }
+
+  protected *explainText(_s: SqliteDriver, select: CompiledSelect): Op<string[]> {
+    return this.#details(select.sql, select.params);
   }
 
   /**
    * The page's statement and the count's, their parameters, and SQLite's plan of the page; `onePass` is the one
    * statement the store runs instead of both for this query (a limited first page, where it is faster), or null.
    */
-  summarize(info: TypeInfo, plan: SummaryPlan): SummaryAnswer {
-    const summary = compileSummary(sqlite, SQLITE_SUMMARY, plan, this.table(info.name).name, whereOf(sqlite, plan.conditions, { type: info.name, tree: true }));
-    const { sql: text, params } = toSqlite(summary.sql);
-    return this.#exec(() => summary.answer(this.#statements.get(text).raw(true).all(...params) as unknown[][]));
+  protected explained(info: TypeInfo, plan: QueryPlan, select: CompiledSelect, lines: string[]): Explained & { onePass: OnePass | null } {
+    return { ...select, onePass: plan.after ? null : this.#onePass(info, select), plan: lines };
   }
 
   explain(info: TypeInfo, plan: QueryPlan): Explained & { onePass: OnePass | null } {
-    const select = this.#select(info, plan);
-    const rows = this.#db.prepare(`EXPLAIN QUERY PLAN ${select.sql}`).all(...select.params) as { detail: string }[];
-    return { ...select, onePass: plan.after ? null : this.#onePass(info, select), plan: rows.map((r) => r.detail) };
+    return super.explain(info, plan) as Explained & { onePass: OnePass | null };
+  }
+
+  summarize(info: TypeInfo, plan: SummaryPlan): SummaryAnswer {
+    return super.summarize(info, plan) as SummaryAnswer;
   }
 
   /**
