@@ -206,8 +206,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   }
 
   /** Inside a read transaction already (a cached read holds one around its page, or the caller on `database`): that snapshot is the one. */
-  protected *oneSnapshot<T>(s: SqliteDriver, body: Op<T>): Op<T> {
-    return this.#db.inTransaction ? yield* body : yield* super.oneSnapshot(s, body);
+  protected oneSnapshot<T>(s: SqliteDriver, body: Op<T>): Op<T> {
+    return this.#db.inTransaction ? body : super.oneSnapshot(s, body);
   }
 
   query(info: TypeInfo, plan: QueryPlan): QueryResult {
