@@ -35,8 +35,10 @@ export interface StoreLike {
   watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal; onDrop?: (error: unknown) => void }): AsyncGenerator<{ seq: number }, void, undefined> & { nextBatch?(maxBytes: number): Promise<{ seq: number }[]> };
   changes?(type?: string, options?: { since?: number; query?: unknown; limit?: number; waitMs?: number; signal?: AbortSignal }): Promise<Envelope<unknown>>;
   /**
-   * A query's answer as slices of its envelope's JSON text (DynamicStore#queryText): the adapter sends them as they
-   * are, so no document is parsed and serialised again on its way out.
+   * A query's answer as slices of its envelope's JSON text (DynamicStore#queryText), read whole before it resolves:
+   * the adapter sends them as they are, so no document is parsed and serialised again on its way out. When a store
+   * has it, the adapters answer queries through it, not through `query`: a wrapper that changes what `query` answers
+   * (a tenant's scope) changes `queryText` too, or leaves it out.
    */
   queryText?(type: string, query: unknown, options: unknown, size: SliceSize): Promise<{ failure: Envelope<never> | null; slices: TextSlices }>;
   /** A store that streams a query's answer (the pool): the adapter then writes it chunk by chunk, never whole. */

@@ -120,7 +120,7 @@ async function query(store: StoreLike, type: string, q: unknown, options: unknow
   if (!store.queryText) return store.query(type, q, options, control(req));
   const { failure, slices } = await store.queryText(type, q, options, TEXT_SLICES);
   if (failure) return failure;
-  // Taken whole now: this connection serves other requests while the answer is written, so no read stays open on it.
+  // Read whole by the store already (no read stays open on a connection that serves other requests meanwhile).
   const parts: string[] = [];
   try {
     for (let s = slices.next(); ; s = slices.next()) {
