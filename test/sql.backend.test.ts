@@ -76,7 +76,7 @@ class FakeDriver implements Driver<null> {
   }
 }
 
-class FakeBackend extends SqlBackend<null> {
+class FakeBackend extends SqlBackend<null, true> {
   readonly capabilities = { cursors: false, stream: false, bulk: false, feed: false };
   protected readonly dialect = sqlite;
   protected readonly changesTable = '"cd_changes"';
@@ -117,11 +117,11 @@ class FakeBackend extends SqlBackend<null> {
   answer: PageRows = { rows: [] };
   readonly countings: boolean[] = [];
   readonly wheres: unknown[] = [];
-  protected *pageRows(_s: null, _info: unknown, _plan: unknown, _select: unknown, counting: boolean): Op<PageRows> {
+  protected pageRows(_s: null, _info: unknown, _plan: unknown, _select: unknown, counting: boolean): PageRows {
     this.countings.push(counting);
     return { rows: [...this.answer.rows], total: this.answer.total };
   }
-  protected *explainText(): Op<string[]> {
+  protected explainText(): string[] {
     return ['SCAN'];
   }
 }

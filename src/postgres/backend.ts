@@ -15,16 +15,13 @@ import {
   StoreBusyError,
   type Backend,
   type BulkWriter,
-  type Explained,
   type FieldSet,
   type InsertResult,
   type ReplaceResult,
-  type QueryResult,
   type StoredDoc,
   type ChangeFeed,
   type Journal,
   type RowStream,
-  type SummaryAnswer,
 } from '../backend.js';
 import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
@@ -35,7 +32,6 @@ import { equalsSome } from '../query/values.js';
 import type { Settings } from '../settings.js';
 import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { POSTGRES_SUMMARY } from './aggregate.js';
-import type { SummaryPlan } from '../query/aggregate.js';
 import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
@@ -98,7 +94,7 @@ export interface PostgresBackendOptions {
  * A Backend over PostgreSQL; `openPostgres` (index.ts) is how applications get one.
  * @example const backend = await PostgresBackend.open(pool, settings, { schema: 'public', ownsPool: false, lockTimeoutSet: false });
  */
-export class PostgresBackend extends SqlBackend<Session> implements Backend {
+export class PostgresBackend extends SqlBackend<Session, false> implements Backend {
   /** Rows come whole through `query`: no stream. */
   readonly capabilities = { cursors: true, stream: false, bulk: true, feed: true };
   protected readonly dialect = postgres;
@@ -383,8 +379,8 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
    * A limited page's rows, the row of NULLs an empty page answers left out; a skip's page, one text of its documents
    * joined by commas (as `parse` takes rows); otherwise each document's text.
    */
-  protected *pageRows(s: Session, _info: TypeInfo, _plan: QueryPlan, select: PgSelect): Op<PageRows> {
-    const rows = yield* call(s.all(select));
+  protected async pageRows(s: Session, _info: TypeInfo, _plan: QueryPlan, select: PgSelect): Promise<PageRows> {
+    const rows = await s.all(select);
     if (!select.paged) return { rows: rows.map((r) => r[0]) };
     // The total is NULL when a cursor carries it.
     const total = rows[0]![0] === null ? undefined : Number(rows[0]![0]);
@@ -396,8 +392,8 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     return keyOf(rank, key as string | null, plan);
   }
 
-  protected *explainText(s: Session, select: PgSelect): Op<string[]> {
-    return (yield* call(s.rows(`EXPLAIN ${select.sql}`, select.params))).map((r) => r[0] as string);
+  protected async explainText(s: Session, select: PgSelect): Promise<string[]> {
+    return (await s.rows(`EXPLAIN ${select.sql}`, select.params)).map((r) => r[0] as string);
   }
 
   /**
@@ -427,21 +423,9 @@ export class PostgresBackend extends SqlBackend<Session> implements Backend {
     return { seqs: inside.map((r) => r[0] as string), rows: inside };
   }
 
-  query(info: TypeInfo, plan: QueryPlan): Promise<QueryResult> {
-    return super.query(info, plan) as Promise<QueryResult>;
-  }
-
   /** Rows come whole through `query` (capabilities.stream is false). */
   stream(): RowStream | null {
     return null;
-  }
-
-  summarize(info: TypeInfo, plan: SummaryPlan): Promise<SummaryAnswer> {
-    return super.summarize(info, plan) as Promise<SummaryAnswer>;
-  }
-
-  explain(info: TypeInfo, plan: QueryPlan): Promise<Explained> {
-    return super.explain(info, plan) as Promise<Explained>;
   }
 
   // ---- writes --------------------------------------------------------------------------------------------

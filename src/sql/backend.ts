@@ -166,6 +166,9 @@ export interface PageColumns {
   readonly key: number;
 }
 
+/** What an engine's operations answer: a value where its driver answers synchronously (`A` true), else a promise. */
+export type Answer<A extends boolean, T> = A extends true ? T : Promise<T>;
+
 /** A row's value as it is (a page read one column a row). */
 const itself = (row: unknown): unknown => row;
 
@@ -173,7 +176,7 @@ const itself = (row: unknown): unknown => row;
  * The operations every SQL engine shares; an engine's backend extends it with its driver, dialect and strategies.
  * Adding a read is one compiler function (src/sql/) and one method here, run through `exec`.
  */
-export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'query' | 'summarize' | 'explain' | 'replace' | 'update' | 'delete'> {
+export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 'capabilities' | 'query' | 'summarize' | 'explain' | 'replace' | 'update' | 'delete'> {
   abstract readonly capabilities: Capabilities;
   protected abstract readonly dialect: Dialect;
   protected abstract get driver(): Driver<S>;
@@ -216,8 +219,8 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
    * A request run once, then again whole while the driver says the engine may take it next time (it wrote nothing),
    * at most `attempts` times; an engine error that means a request error is thrown as that.
    */
-  protected exec<T>(op: (s: S) => Op<T>): MaybePromise<T> {
-    return this.driver.run(this.retried(() => this.driver.session(op)));
+  protected exec<T>(op: (s: S) => Op<T>): Answer<A, T> {
+    return this.driver.run(this.retried(() => this.driver.session(op))) as Answer<A, T>;
   }
 
   /** `attempt` run again as `exec` says; a lock wait past the last attempt throws `locked()` (the driver's by default). */
@@ -313,18 +316,16 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
 
   /** The statements of a plan's page and count over `where`, or over the plan's own conditions when it is null. */
   protected abstract select(info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Select;
-  /** A page's rows (see PageRows); `counting` when no cursor carries the total, so a statement may count it. */
-  protected abstract pageRows(s: S, info: TypeInfo, plan: QueryPlan, select: Select, counting: boolean): Op<PageRows>;
-  /** Where a limited page's row holds each value. */
+  /** A page's rows (see PageRows); `counting` when no cursor carries the total, so the statement may count it. */
+  protected abstract pageRows(s: S, info: TypeInfo, plan: QueryPlan, select: Select, counting: boolean): MaybePromise<PageRows>;
   protected abstract readonly pageColumns: PageColumns;
-  /** True when the page statement answers its total itself: no count runs after it, so no snapshot is opened for one. */
+  /** True when the page statement counts its matches itself: no count follows it, so it needs no snapshot of its own. */
   protected readonly pageCounts: boolean = false;
-  /** How `query` makes its documents from the page's JSON texts. */
+  /** How `query` makes its documents from the page's rows. */
   protected abstract readonly parse: Materialize;
-  /** The engine's summaries (aggregate.ts SummaryHooks). */
   protected abstract readonly summaryHooks: SummaryHooks;
   /** The engine's plan of a statement, one line a step. */
-  protected abstract explainText(s: S, select: Select): Op<string[]>;
+  protected abstract explainText(s: S, select: Select): MaybePromise<string[]>;
 
   /** A page's cursor key as the next page binds it, from the key the page statement answered. */
   protected keyOf(_rank: number, key: unknown, _plan: QueryPlan): string | number | null {
@@ -340,7 +341,7 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
    * A read over a plan's matches: one request where SQL decides them all; else (see `stepped`) the matches found in
    * steps first, then `body` over them, in one read snapshot. `body` gets null for the plan's own WHERE clause.
    */
-  protected read<T>(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, body: (s: S, where: Sql | string | null) => Op<T>): MaybePromise<T> {
+  protected read<T>(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, body: (s: S, where: Sql | string | null) => Op<T>): Answer<A, T> {
     if (!this.stepped(plan)) return this.exec((s) => body(s, null));
     return this.exec((s) => this.transaction(s, 'read', this.#stepped(s, info, plan, body)));
   }
@@ -351,14 +352,11 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
     return yield* body(s, where === null ? this.dialect.false : where);
   }
 
-  query(info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult> {
-    // The common case without `read`'s step: a query is the hot path (an indexed equality, ~20 µs in all on SQLite).
-    if (!this.stepped(plan)) return this.exec((s) => this.page(s, info, plan, this.select(info, plan, null), this.parse));
-    return this.read(info, plan, (s, where) => this.#query(s, info, plan, where));
-  }
-
-  *#query(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<QueryResult> {
-    return yield* this.page(s, info, plan, this.select(info, plan, where), this.parse);
+  query(info: TypeInfo, plan: QueryPlan): Answer<A, QueryResult> {
+    // The common case without `read`'s closure: a query is the hot path.
+    if (this.stepped(plan)) return this.read(info, plan, (s, where) => this.page(s, info, plan, this.select(info, plan, where), this.parse));
+    const select = this.select(info, plan, null);
+    return this.exec((s) => this.page(s, info, plan, select, this.parse));
   }
 
   /**
@@ -366,13 +364,26 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
    * carries the total counted when paging began (a grown k-nearest search, the one it counted): later pages are not
    * counted again. Otherwise the page and its count see one snapshot.
    */
-  protected *page<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Op<Page<D>> {
+  protected page<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Op<Page<D>> {
     const carried = select.keyed ? (plan.after?.total ?? plan.counted) : undefined;
-    const counting = carried === undefined && select.paged;
-    const [rows, total] = counting && !this.pageCounts ? yield* this.oneSnapshot(s, this.#counted(s, info, plan, select, carried)) : yield* this.#counted(s, info, plan, select, carried);
+    const op = this.#page(s, info, plan, select, materialize, carried);
+    return carried === undefined && select.paged && !this.pageCounts ? this.oneSnapshot(s, op) : op;
+  }
+
+  *#page<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>, carried: number | undefined): Op<Page<D>> {
+    const read = (yield this.pageRows(s, info, plan, select, carried === undefined)) as PageRows;
+    const rows = read.rows;
+    const n = rows.length;
+    let total = carried ?? read.total;
+    if (total === undefined) {
+      // A page that ends before the limit is the last one: every match is before its end, and no count runs. Not so
+      // for a k-nearest page's neighbourhood (plan.reach): matches lie beyond it; nor for an empty page after a skip.
+      const last = (!select.keyed || (plan.reach === undefined && n <= plan.limit)) && (n > 0 || plan.skip === 0);
+      total = last ? plan.skip + n : Number(((yield this.driver.all(s, { sql: select.countSql, params: select.countParams })) as unknown[][])[0]![0]);
+    }
     if (!select.keyed) return { data: materialize(info, rows, itself), total, next: null };
     const c = this.pageColumns;
-    const more = rows.length > plan.limit;
+    const more = n > plan.limit;
     if (more) rows.pop();
     const last = rows[rows.length - 1] as unknown[] | undefined;
     const data = materialize(info, rows as unknown[][], (r) => r[c.doc]);
@@ -381,27 +392,8 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
     return { data, total, next: { rank, key: this.keyOf(rank, last[c.key], plan), seq: Number(last[c.seq]), total } };
   }
 
-  /** The page's rows and its total: the cursor's, the statement's, the page's own when it is the last, or counted. */
-  *#counted(s: S, info: TypeInfo, plan: QueryPlan, select: Select, carried: number | undefined): Op<[unknown[], number]> {
-    const read = yield* this.pageRows(s, info, plan, select, carried === undefined);
-    const rows = read.rows;
-    if (carried !== undefined) return [rows, carried];
-    if (read.total !== undefined) return [rows, read.total];
-    const n = rows.length;
-    // A page that ends before the limit is the last one: every match is before its end, and no count runs. Not so
-    // for a k-nearest page's neighbourhood (plan.reach): matches lie beyond it; nor for an empty page after a skip.
-    const last = (!select.keyed || (plan.reach === undefined && n <= plan.limit)) && (n > 0 || plan.skip === 0);
-    return [rows, last ? plan.skip + n : yield* this.count(s, select)];
-  }
-
-  /** Every match of a plan, by the select's count statement. */
-  protected *count(s: S, select: Select): Op<number> {
-    const rows = yield* call(this.driver.all(s, { sql: select.countSql, params: select.countParams }));
-    return Number(rows[0]![0]);
-  }
-
   /** A summary (aggregate, count or distinct) of a plan's matches, in one statement over them. */
-  summarize(info: TypeInfo, plan: SummaryPlan): MaybePromise<SummaryAnswer> {
+  summarize(info: TypeInfo, plan: SummaryPlan): Answer<A, SummaryAnswer> {
     return this.read(info, plan, (s, where) => this.#summarize(s, info, plan, where));
   }
 
@@ -411,18 +403,18 @@ export abstract class SqlBackend<S> implements Pick<Backend, 'capabilities' | 'q
   }
 
   /** The statements a query runs and the engine's plan of its page (with matches found in steps: of their candidates). */
-  explain(info: TypeInfo, plan: QueryPlan): MaybePromise<Explained> {
+  explain(info: TypeInfo, plan: QueryPlan): Answer<A, Explained> {
     return this.exec((s) => this.#explain(s, info, plan));
   }
 
   *#explain(s: S, info: TypeInfo, plan: QueryPlan): Op<Explained> {
     const select = this.select(info, plan, null);
-    return this.explained(info, plan, select, yield* this.explainText(s, select));
+    return { ...this.explained(info, plan, select), plan: (yield this.explainText(s, select)) as string[] };
   }
 
-  /** What `explain` answers for a select and the engine's plan of it. */
-  protected explained(_info: TypeInfo, _plan: QueryPlan, select: Select, lines: string[]): Explained {
-    return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged, plan: lines };
+  /** What `explain` answers of a select besides the engine's plan of it. */
+  protected explained(_info: TypeInfo, _plan: QueryPlan, select: Select): Omit<Explained, 'plan'> {
+    return { sql: select.sql, params: select.params, countSql: select.countSql, countParams: select.countParams, paged: select.paged };
   }
 
   // ---- writes ----------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * the bulk path of large inserts (bulk.ts), streamed reads, and snapshots. The schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type QueryResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type TextPage, type SummaryAnswer } from '../backend.js';
+import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type TextPage } from '../backend.js';
 import type { EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -23,7 +23,6 @@ import { runSync, SqlBackend, type Materialize, type Op, type Page, type PageRow
 import { sqlite } from './dialect.js';
 import { BUSY_ATTEMPTS, isBusy, isDuplicate, requestErrorOf, SqliteDriver } from './driver.js';
 import { SQLITE_SUMMARY } from './aggregate.js';
-import type { SummaryPlan } from '../query/aggregate.js';
 import { JOURNAL_TYPES } from '../settings.js';
 import { DocumentCache, type DocumentCacheStats } from './documents.js';
 
@@ -45,7 +44,7 @@ const rowTexts: Materialize<string> = (_info, rows, text) => rows.map((r) => tex
 /** What the document cache checks before each read: another connection's commits, and this one's changes. */
 const CHANGED = 'SELECT (SELECT data_version FROM pragma_data_version), total_changes()';
 
-export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
+export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Backend {
   readonly capabilities = { cursors: true, stream: true, bulk: true, feed: true };
   protected readonly dialect = sqlite;
   protected readonly changesTable = ident(CHANGES_TABLE);
@@ -210,15 +209,11 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     return this.#db.inTransaction ? body : super.oneSnapshot(s, body);
   }
 
-  query(info: TypeInfo, plan: QueryPlan): QueryResult {
-    return super.query(info, plan) as QueryResult;
-  }
-
   /** The page `query` answers, each document as its stored text: for plans without `fields` or `distance` (Backend.queryText). */
   queryText(info: TypeInfo, plan: QueryPlan): TextPage {
     // Text is read from the table, never through the document cache: it holds parsed documents.
     const select = this.#select(info, plan, false);
-    return this.exec((s) => this.page(s, info, plan, select, rowTexts)) as TextPage;
+    return this.exec((s) => this.page(s, info, plan, select, rowTexts));
   }
 
   protected select(info: TypeInfo, plan: QueryPlan): CompiledSelect {
@@ -230,7 +225,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   protected readonly summaryHooks = SQLITE_SUMMARY;
 
   /** A limited first page read by its one-pass statement where that pays (#onePass): every match counted with it. */
-  protected *pageRows(_s: SqliteDriver, info: TypeInfo, _plan: QueryPlan, select: CompiledSelect, counting: boolean): Op<PageRows> {
+  protected pageRows(_s: SqliteDriver, info: TypeInfo, _plan: QueryPlan, select: CompiledSelect, counting: boolean): PageRows {
     if (!select.keyed) return { rows: this.#statements.get(select.sql).pluck(true).all(...select.params) };
     const one = counting ? this.#onePass(info, select) : null;
     const rows = this.#statements.get(one ? one.sql : select.sql).raw(true).all(...(one ? one.params : select.params)) as unknown[][];
@@ -239,10 +234,10 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
   }
 
   /** With the document cache on, a page of rowids: its documents from the cache, in the snapshot of its check for changes. */
-  protected *page<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Op<Page<D>> {
-    if (!select.rowids) return yield* super.page(s, info, plan, select, materialize);
+  protected page<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Op<Page<D>> {
+    if (!select.rowids) return super.page(s, info, plan, select, materialize);
     // A transaction the caller holds on `database` may still roll back what this read sees: nothing it reads is kept.
-    return yield* this.oneSnapshot(s, this.#cachedPage(s, info, plan, select, this.#db.inTransaction));
+    return this.oneSnapshot(s, this.#cachedPage(s, info, plan, select, this.#db.inTransaction));
   }
 
   *#cachedPage<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, held: boolean): Op<Page<D>> {
@@ -289,7 +284,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
       total = this.#exec(() => {
         if (own) d.begin(d, 'read', []);
         try {
-          return runSync(this.count(d, select));
+          return d.all(d, { sql: select.countSql, params: select.countParams })[0]![0] as number;
         } catch (e) {
           if (own) d.rollback();
           throw e;
@@ -325,24 +320,13 @@ export class SqliteBackend extends SqlBackend<SqliteDriver> implements Backend {
     return (this.#db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((r) => r.detail);
   }
 
-  protected *explainText(_s: SqliteDriver, select: CompiledSelect): Op<string[]> {
+  protected explainText(_s: SqliteDriver, select: CompiledSelect): string[] {
     return this.#details(select.sql, select.params);
   }
 
-  /**
-   * The page's statement and the count's, their parameters, and SQLite's plan of the page; `onePass` is the one
-   * statement the store runs instead of both for this query (a limited first page, where it is faster), or null.
-   */
-  protected explained(info: TypeInfo, plan: QueryPlan, select: CompiledSelect, lines: string[]): Explained & { onePass: OnePass | null } {
-    return { ...select, onePass: plan.after ? null : this.#onePass(info, select), plan: lines };
-  }
-
-  explain(info: TypeInfo, plan: QueryPlan): Explained & { onePass: OnePass | null } {
-    return super.explain(info, plan) as Explained & { onePass: OnePass | null };
-  }
-
-  summarize(info: TypeInfo, plan: SummaryPlan): SummaryAnswer {
-    return super.summarize(info, plan) as SummaryAnswer;
+  /** `onePass`: the one statement the store runs instead of the page's and the count's (a limited first page, where it is faster), or null. */
+  protected explained(info: TypeInfo, plan: QueryPlan, select: CompiledSelect): Omit<Explained, 'plan'> {
+    return { ...select, onePass: plan.after ? null : this.#onePass(info, select) };
   }
 
   /**
