@@ -95,11 +95,10 @@ export function rowSlices(stream: RowStream, tail: AnswerTail, size: SliceSize, 
 }
 
 /**
- * The slices of an answer read to their end now, and the read they came from closed: for a connection that serves
- * other requests while the answer is written (one thread), where a read left open would take their statements.
- * @example const whole = drained(rowSlices(stream, tail, size, true)); // the stream is closed already
+ * Every slice's text, taken to the end; the slices are closed after, whatever happens.
+ * @example const parts = textsOf(slices); parts.join('') // the envelope's JSON text
  */
-export function drained(slices: TextSlices): TextSlices {
+export function textsOf(slices: TextSlices): string[] {
   const parts: string[] = [];
   try {
     for (let s = slices.next(); ; s = slices.next()) {
@@ -109,6 +108,16 @@ export function drained(slices: TextSlices): TextSlices {
   } finally {
     slices.close();
   }
+  return parts;
+}
+
+/**
+ * The slices of an answer read to their end now, and the read they came from closed: for a connection that serves
+ * other requests while the answer is written (one thread), where a read left open would take their statements.
+ * @example const whole = drained(rowSlices(stream, tail, size, true)); // the stream is closed already
+ */
+export function drained(slices: TextSlices): TextSlices {
+  const parts = textsOf(slices);
   let at = 0;
   return {
     next: () => ({ text: parts[at++] ?? '', end: at >= parts.length }),

@@ -3,6 +3,7 @@ import { streams } from './pace.js';
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
 import { eventJson } from '../core/fanout.js';
+import { textsOf } from '../core/slices.js';
 import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
@@ -121,15 +122,7 @@ async function query(store: StoreLike, type: string, q: unknown, options: unknow
   const { failure, slices } = await store.queryText(type, q, options, TEXT_SLICES);
   if (failure) return failure;
   // Read whole by the store already (no read stays open on a connection that serves other requests meanwhile).
-  const parts: string[] = [];
-  try {
-    for (let s = slices.next(); ; s = slices.next()) {
-      parts.push(s.text);
-      if (s.end) break;
-    }
-  } finally {
-    slices.close();
-  }
+  const parts = textsOf(slices);
   return parts.length === 1 ? { head: envelope(), text: parts[0] } : { head: envelope(), body: listed(parts) };
 }
 
