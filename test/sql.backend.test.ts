@@ -44,8 +44,15 @@ class FakeDriver implements Driver<null> {
   readonly attempts = 3;
   readonly alone = true;
   constructor(readonly failures: unknown[]) {}
+  /** Requests run as an operation (`session`) and as one step (`client`). */
+  readonly requests: ('session' | 'client')[] = [];
   session<T>(op: (s: null) => Op<T>): T {
+    this.requests.push('session');
     return runSync(op(null));
+  }
+  client<T>(fn: (s: null) => T): T {
+    this.requests.push('client');
+    return fn(null);
   }
   run<T>(op: Op<T>): T {
     return runSync(op);
@@ -230,7 +237,7 @@ describe('the page, once for every engine', () => {
     const backend = new FakeBackend(driver);
     backend.answer = page;
     const result = backend.query(well, plan) as Awaited<ReturnType<FakeBackend['query']>>;
-    return { result, ran: driver.ran, countings: backend.countings };
+    return { result, ran: driver.ran, countings: backend.countings, requests: driver.requests };
   };
 
   it('one row past the limit: the page ends at the limit, counted in the page’s snapshot, and the next page starts after its last row', () => {
@@ -267,8 +274,9 @@ describe('the page, once for every engine', () => {
     expect([result.total, ran]).toEqual([12, ['begin', 'commit']]);
   });
 
-  it('without limit or skip every match is the page: no count, no snapshot', () => {
-    const { result, ran } = read(limited({}), { rows: [JSON.stringify({ id: 'W1' })] });
-    expect([result, ran]).toEqual([{ data: [{ id: 'W1' }], total: 1, next: null }, []]);
+  it('without limit or skip every match is the page: no count, no snapshot, one step on a client (no operation)', () => {
+    const { result, ran, requests } = read(limited({}), { rows: [JSON.stringify({ id: 'W1' })] });
+    expect([result, ran, requests]).toEqual([{ data: [{ id: 'W1' }], total: 1, next: null }, [], ['client']]);
+    expect(read(limited({ limit: 5 }), { rows: [] }).requests).toEqual(['session']);
   });
 });

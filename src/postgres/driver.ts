@@ -169,7 +169,7 @@ export class PgDriver implements Driver<Session> {
   }
 
   /** fn on a client of its own; `head`: a read of the feed's head, which requests issued after it wait for. */
-  async client<T>(fn: (s: Session) => Promise<T>, head = false): Promise<T> {
+  async client<T>(fn: (s: Session) => MaybePromise<T>, head = false): Promise<T> {
     // After the head reads of watches started before this request: its events then come after their start.
     if (!head && this.heads.size) await Promise.allSettled(this.heads);
     const client = await this.connect();

@@ -79,6 +79,8 @@ export type Retry = 'again' | 'locked' | null;
 export interface Driver<S> {
   /** Runs an operation on a session of its own (PostgreSQL: a client of the pool, given back after). */
   session<T>(op: (s: S) => Op<T>): MaybePromise<T>;
+  /** Runs one step on a session of its own, with no operation around it (see SqlBackend.request). */
+  client<T>(fn: (s: S) => MaybePromise<T>): MaybePromise<T>;
   /** Runs an operation with the driver's runner (runSync or runAsync). */
   run<T>(op: Op<T>): MaybePromise<T>;
   /** The rows of a statement, each an array of its columns. */
@@ -172,6 +174,9 @@ export type Answer<A extends boolean, T> = A extends true ? T : Promise<T>;
 /** A row's value as it is (a page read one column a row). */
 const itself = (row: unknown): unknown => row;
 
+/** The page of every match. */
+const whole = <D>(info: TypeInfo, read: PageRows, materialize: Materialize<D>): Page<D> => ({ data: materialize(info, read.rows, itself), total: read.rows.length, next: null });
+
 /**
  * The operations every SQL engine shares; an engine's backend extends it with its driver, dialect and strategies.
  * Adding a read is one compiler function (src/sql/) and one method here, run through `exec`.
@@ -221,6 +226,11 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
    */
   protected exec<T>(op: (s: S) => Op<T>): Answer<A, T> {
     return this.driver.run(this.retried(() => this.driver.session(op))) as Answer<A, T>;
+  }
+
+  /** A request of one step, `exec` without an operation's generator (the page no limit or skip cuts: the hot path). */
+  protected request<T>(fn: (s: S) => MaybePromise<T>): Answer<A, T> {
+    return this.driver.run(this.retried(() => this.driver.client(fn))) as Answer<A, T>;
   }
 
   /** `attempt` run again as `exec` says; a lock wait past the last attempt throws `locked()` (the driver's by default). */
@@ -353,10 +363,19 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
   }
 
   query(info: TypeInfo, plan: QueryPlan): Answer<A, QueryResult> {
-    // The common case without `read`'s closure: a query is the hot path.
     if (this.stepped(plan)) return this.read(info, plan, (s, where) => this.page(s, info, plan, this.select(info, plan, where), this.parse));
-    const select = this.select(info, plan, null);
-    return this.exec((s) => this.page(s, info, plan, select, this.parse));
+    return this.answerPage(info, plan, this.select(info, plan, null), this.parse);
+  }
+
+  /** A page as a request of its own: one no limit or skip cuts holds every match, so it is one step (no count, no snapshot). */
+  protected answerPage<D>(info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Answer<A, Page<D>> {
+    if (select.paged) return this.exec((s) => this.page(s, info, plan, select, materialize));
+    return this.request((s) => this.#whole(s, info, plan, select, materialize));
+  }
+
+  #whole<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): MaybePromise<Page<D>> {
+    const read = this.pageRows(s, info, plan, select, false);
+    return read instanceof Promise ? read.then((r) => whole(info, r, materialize)) : whole(info, read, materialize);
   }
 
   /**

@@ -198,12 +198,6 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     return pays ? one : null;
   }
 
-  /** An operation run now (see SqlBackend.exec): SQLite's driver answers synchronously. */
-  #exec<T>(op: () => T): T {
-    // The shared retry policy, without a session to open (the one connection is it): one generator a request.
-    return runSync(this.retried(op));
-  }
-
   /** Inside a read transaction already (a cached read holds one around its page, or the caller on `database`): that snapshot is the one. */
   protected oneSnapshot<T>(s: SqliteDriver, body: Op<T>): Op<T> {
     return this.#db.inTransaction ? body : super.oneSnapshot(s, body);
@@ -213,7 +207,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   queryText(info: TypeInfo, plan: QueryPlan): TextPage {
     // Text is read from the table, never through the document cache: it holds parsed documents.
     const select = this.#select(info, plan, false);
-    return this.exec((s) => this.page(s, info, plan, select, rowTexts));
+    return this.answerPage(info, plan, select, rowTexts);
   }
 
   protected select(info: TypeInfo, plan: QueryPlan): CompiledSelect {
@@ -234,17 +228,18 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   }
 
   /** With the document cache on, a page of rowids: its documents from the cache, in the snapshot of its check for changes. */
-  protected page<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Op<Page<D>> {
-    if (!select.rowids) return super.page(s, info, plan, select, materialize);
+  protected answerPage<D>(info: TypeInfo, plan: QueryPlan, select: CompiledSelect, materialize: Materialize<D>): Page<D> {
+    if (!select.rowids) return super.answerPage(info, plan, select, materialize);
     // A transaction the caller holds on `database` may still roll back what this read sees: nothing it reads is kept.
-    return this.oneSnapshot(s, this.#cachedPage(s, info, plan, select, this.#db.inTransaction));
+    const held = this.#db.inTransaction;
+    return this.exec((s) => this.oneSnapshot(s, this.#cachedPage(s, info, plan, select, held)));
   }
 
   *#cachedPage<D>(s: SqliteDriver, info: TypeInfo, plan: QueryPlan, select: CompiledSelect, held: boolean): Op<Page<D>> {
     const docs = this.#docs!;
     const [version, changes] = this.#statements.get(CHANGED).raw(true).get() as [number, number];
     docs.sync(version, changes);
-    const page = yield* super.page(s, info, plan, select, this.#cached);
+    const page = yield* this.page(s, info, plan, select, this.#cached);
     if (held) docs.clear();
     return page as Page<D>;
   }
@@ -281,7 +276,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     if (select.paged) {
       // A skip: the rows and their total come from one read transaction, held until the stream closes.
       const d = this.#driver;
-      total = this.#exec(() => {
+      total = this.request(() => {
         if (own) d.begin(d, 'read', []);
         try {
           return d.all(d, { sql: select.countSql, params: select.countParams })[0]![0] as number;
@@ -437,7 +432,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   bulk(): BulkWriter {
     const alone = this.#alone();
     try {
-      this.#exec(() => this.#db.exec('BEGIN IMMEDIATE'));
+      this.request(() => this.#db.exec('BEGIN IMMEDIATE'));
       try {
         // Read before the first insert, under the write lock: the newest committed seq until this transaction ends.
         this.#heldHead = this.feed.head() as number;

@@ -47,6 +47,10 @@ export class SqliteDriver implements Driver<SqliteDriver> {
     return runSync(op(this));
   }
 
+  client<T>(fn: (s: SqliteDriver) => T): T {
+    return fn(this);
+  }
+
   run<T>(op: Op<T>): T {
     return runSync(op);
   }
