@@ -112,7 +112,7 @@ class FakeBackend extends SqlBackend<null, true> {
   protected uniqueFields() {
     return [];
   }
-  protected readonly pageColumns = { doc: 0, seq: 1, rank: 2, key: 3 };
+  protected readonly pageColumns = [0, 1, 2, 3] as const;
   protected readonly parse = <R>(_info: unknown, rows: readonly R[], text: (r: R) => unknown) => rows.map((r) => JSON.parse(text(r) as string) as { id: string });
   protected readonly summaryHooks = SQLITE_SUMMARY;
   protected select(_info: unknown, plan: QueryPlan, where: unknown): Select {

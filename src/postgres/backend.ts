@@ -35,7 +35,7 @@ import { POSTGRES_SUMMARY } from './aggregate.js';
 import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
-import { call, SqlBackend, Steer, type Matches, type Materialize, type Op, type PageRows, type WriteSpec } from '../sql/backend.js';
+import { call, SqlBackend, Steer, type Matches, type Materialize, type Op, type PageColumns, type PageRows, type WriteSpec } from '../sql/backend.js';
 import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
 
 export { requestErrorOf, type PgClientLike, type PgPoolLike };
@@ -178,28 +178,27 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     // A new index waits for every transaction writing its table: each wait is bounded as a write's is, and the whole
     // change runs again as a write does (it changed nothing), then gives up saying so.
     const ms = Math.max(0, Math.floor(this.#settings.busyTimeoutMs));
-    await this.#retry(
-      async () => {
-        await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
-        try {
-          // Two processes opening one new schema at once: the second waits, then finds it made.
-          await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
-          if ((await current()) !== fingerprint) {
-            // Citus forwards a statement's text to the workers: one statement each, not the whole script.
-            if (this.#options.distribution) for (const statement of statements) await s.exec(statement);
-            else await s.exec(statements.join(';\n'));
-            await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+    await this.#driver.run(
+      this.retried(
+        async () => {
+          await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
+          try {
+            // Two processes opening one new schema at once: the second waits, then finds it made.
+            await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
+            if ((await current()) !== fingerprint) {
+              // Citus forwards a statement's text to the workers: one statement each, not the whole script.
+              if (this.#options.distribution) for (const statement of statements) await s.exec(statement);
+              else await s.exec(statements.join(';\n'));
+              await s.rows(`INSERT INTO ${meta} (key, value) VALUES ('schema', $1::text), ('layout', $2::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, [fingerprint, LAYOUT]);
+            }
+            await s.exec('COMMIT');
+          } catch (e) {
+            await s.exec('ROLLBACK').catch(() => undefined);
+            throw e;
           }
-          await s.exec('COMMIT');
-        } catch (e) {
-          await s.exec('ROLLBACK').catch(() => undefined);
-          throw e;
-        }
-      },
-      () =>
-        new StoreBusyError(
-          `openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`,
-        ),
+        },
+        () => new StoreBusyError(`openPostgres: another connection held a lock on the store's tables through ${ATTEMPTS} waits of ${ms} ms while the schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
+      ),
     );
   }
 
@@ -350,16 +349,6 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     );
   }
 
-  /** fn run again on a lock wait, a deadlock or a serialization failure (see SqlBackend.exec); then `locked()`. */
-  #retry<T>(fn: () => Promise<T>, locked?: () => Error): Promise<T> {
-    return this.#driver.run(this.retried(fn, locked));
-  }
-
-  /** One statement (or several of one client), run as a request. */
-  #single<T>(fn: (s: Session) => Promise<T>): Promise<T> {
-    return this.exec((s) => call(fn(s))) as Promise<T>;
-  }
-
   // ---- queries -------------------------------------------------------------------------------------------
 
   /** With matches decided in JS, the page over their seqs; explain's, over their candidates (the statement the indexes serve). */
@@ -368,7 +357,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
   }
 
   /** Limited: (total, body, rank, key, seq). */
-  protected readonly pageColumns = { doc: 1, seq: 4, rank: 2, key: 3 };
+  protected readonly pageColumns: PageColumns = [1, 4, 2, 3];
   /** The page statement counts its matches (compile.ts selectStatement): one round trip, one snapshot. */
   protected readonly pageCounts = true;
   /** The rows' JSON texts parsed as one array. */
@@ -388,8 +377,18 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     return { rows: rows.filter((r) => r[1] !== null), total };
   }
 
+  /**
+   * A cursor's key as the next page binds it: a scalar field's numbers as numbers, booleans as 'true'/'false'; for other
+   * paths (and distances), numbers (rank 1) as numbers and the rest as text; NULL for null and missing. Several sort
+   * keys: their JSON array's text.
+   */
   protected keyOf(rank: number, key: unknown, plan: QueryPlan): string | number | null {
-    return keyOf(rank, key as string | null, plan);
+    if (key === null || rank === 0) return null;
+    const first = plan.sort && plan.sort.keys.length === 1 ? plan.sort.keys[0]! : null;
+    if (plan.sort && !first) return key as string;
+    const field = first?.path.scalar && !first.near ? first.path.field : undefined;
+    const numeric = field ? ['int32', 'int64', 'number'].includes(field.category) : rank === 1;
+    return numeric ? Number(key) : (key as string);
   }
 
   protected async explainText(s: Session, select: PgSelect): Promise<string[]> {
@@ -712,7 +711,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
   readonly feed: ChangeFeed = {
     enabled: async () => {
       if (this.#feedOn) return true;
-      const [[on]] = (await this.#single((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
+      const [[on]] = (await this.request((s) => s.rows('SELECT to_regclass($1::text) IS NOT NULL', [qualified(this.#options.schema, CHANGES_TABLE)]))) as [[boolean]];
       return (this.#feedOn = on);
     },
     read: async (after, limit, type, plan) => this.readFeed(after, limit, type, plan),
@@ -787,20 +786,6 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     const field = this.#options.distribution!.get(info.name)!.field;
     return field === 'id' ? sql`(${j} ->> 'id')` : sql`COALESCE(${j} ->> ${key(field)}, ${j} ->> 'id')`;
   }
-}
-
-/**
- * A cursor's key as the next page binds it: a scalar field's numbers as numbers, booleans as 'true'/'false'; for other
- * paths (and distances), numbers (rank 1) as numbers and the rest as text; NULL for null and missing. Several sort
- * keys: their JSON array's text.
- */
-function keyOf(rank: number, key: string | null, plan: QueryPlan): string | number | null {
-  if (key === null || rank === 0) return null;
-  const first = plan.sort && plan.sort.keys.length === 1 ? plan.sort.keys[0]! : null;
-  if (plan.sort && !first) return key;
-  const field = first?.path.scalar && !first.near ? first.path.field : undefined;
-  const numeric = field ? ['int32', 'int64', 'number'].includes(field.category) : rank === 1;
-  return numeric ? Number(key) : key;
 }
 
 /**

@@ -151,30 +151,20 @@ export type Materialize<D = StoredDoc> = <R>(info: TypeInfo, rows: readonly R[],
 /** A page as `query` answers it, each document as `materialize` makes it. */
 export type Page<D> = Omit<QueryResult, 'data'> & { data: D[] };
 
-/**
- * A page's rows as the engine read them: a limited page's each an array holding its document, seq, sort rank and key
- * (at `PageColumns`), one past the limit; others, what `materialize` takes. `total` when the statement counted it.
- */
+/** A page's rows as read (a limited page's at `PageColumns`, one past the limit); `total` when the statement counted it. */
 export interface PageRows {
   readonly rows: unknown[];
   readonly total?: number | undefined;
 }
 
-/** Where a limited page's row holds each value, as the engine's page statement answers them. */
-export interface PageColumns {
-  readonly doc: number;
-  readonly seq: number;
-  readonly rank: number;
-  readonly key: number;
-}
+/** Where a limited page's row holds its document, seq, sort rank and key. */
+export type PageColumns = readonly [doc: number, seq: number, rank: number, key: number];
 
 /** What an engine's operations answer: a value where its driver answers synchronously (`A` true), else a promise. */
 export type Answer<A extends boolean, T> = A extends true ? T : Promise<T>;
 
 /** A row's value as it is (a page read one column a row). */
 const itself = (row: unknown): unknown => row;
-
-/** The page of every match. */
 const whole = <D>(info: TypeInfo, read: PageRows, materialize: Materialize<D>): Page<D> => ({ data: materialize(info, read.rows, itself), total: read.rows.length, next: null });
 
 /**
@@ -326,7 +316,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
 
   /** The statements of a plan's page and count over `where`, or over the plan's own conditions when it is null. */
   protected abstract select(info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Select;
-  /** A page's rows (see PageRows); `counting` when no cursor carries the total, so the statement may count it. */
+  /** A page's rows; `counting` when no cursor carries the total, so the statement may count it. */
   protected abstract pageRows(s: S, info: TypeInfo, plan: QueryPlan, select: Select, counting: boolean): MaybePromise<PageRows>;
   protected abstract readonly pageColumns: PageColumns;
   /** True when the page statement counts its matches itself: no count follows it, so it needs no snapshot of its own. */
@@ -347,10 +337,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return this.transaction(s, 'read', body);
   }
 
-  /**
-   * A read over a plan's matches: one request where SQL decides them all; else (see `stepped`) the matches found in
-   * steps first, then `body` over them, in one read snapshot. `body` gets null for the plan's own WHERE clause.
-   */
+  /** A read over a plan's matches: with matches found in steps (`stepped`), those first, then `body` over them in one snapshot. */
   protected read<T>(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, body: (s: S, where: Sql | string | null) => Op<T>): Answer<A, T> {
     if (!this.stepped(plan)) return this.exec((s) => body(s, null));
     return this.exec((s) => this.transaction(s, 'read', this.#stepped(s, info, plan, body)));
@@ -367,21 +354,18 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return this.answerPage(info, plan, this.select(info, plan, null), this.parse);
   }
 
-  /** A page as a request of its own: one no limit or skip cuts holds every match, so it is one step (no count, no snapshot). */
+  /** A page as a request of its own: one no limit or skip cuts holds every match, one step (no count, no snapshot). */
   protected answerPage<D>(info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Answer<A, Page<D>> {
     if (select.paged) return this.exec((s) => this.page(s, info, plan, select, materialize));
-    return this.request((s) => this.#whole(s, info, plan, select, materialize));
-  }
-
-  #whole<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): MaybePromise<Page<D>> {
-    const read = this.pageRows(s, info, plan, select, false);
-    return read instanceof Promise ? read.then((r) => whole(info, r, materialize)) : whole(info, read, materialize);
+    return this.request((s) => {
+      const read = this.pageRows(s, info, plan, select, false);
+      return read instanceof Promise ? read.then((r) => whole(info, r, materialize)) : whole(info, read, materialize);
+    });
   }
 
   /**
-   * A plan's page, its total and where the next page starts, each row's document taken by `materialize`. A cursor
-   * carries the total counted when paging began (a grown k-nearest search, the one it counted): later pages are not
-   * counted again. Otherwise the page and its count see one snapshot.
+   * A plan's page, its total and where the next page starts. A cursor carries the total counted when paging began (or
+   * a grown k-nearest search its count): later pages are not counted again. Otherwise the page and its count see one snapshot.
    */
   protected page<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Op<Page<D>> {
     const carried = select.keyed ? (plan.after?.total ?? plan.counted) : undefined;
@@ -401,14 +385,13 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
       total = last ? plan.skip + n : Number(((yield this.driver.all(s, { sql: select.countSql, params: select.countParams })) as unknown[][])[0]![0]);
     }
     if (!select.keyed) return { data: materialize(info, rows, itself), total, next: null };
-    const c = this.pageColumns;
+    const [doc, seq, rank, key] = this.pageColumns;
     const more = n > plan.limit;
     if (more) rows.pop();
     const last = rows[rows.length - 1] as unknown[] | undefined;
-    const data = materialize(info, rows as unknown[][], (r) => r[c.doc]);
+    const data = materialize(info, rows as unknown[][], (r) => r[doc]);
     if (!more || !last) return { data, total, next: null };
-    const rank = last[c.rank] as number;
-    return { data, total, next: { rank, key: this.keyOf(rank, last[c.key], plan), seq: Number(last[c.seq]), total } };
+    return { data, total, next: { rank: last[rank] as number, key: this.keyOf(last[rank] as number, last[key], plan), seq: Number(last[seq]), total } };
   }
 
   /** A summary (aggregate, count or distinct) of a plan's matches, in one statement over them. */

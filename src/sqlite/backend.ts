@@ -19,7 +19,7 @@ import { onePassPays } from './plans.js';
 import type { Compiled } from '../sql/fragment.js';
 import type { RunResult } from 'better-sqlite3';
 import { insertDoc, type WriteTable } from '../sql/write.js';
-import { runSync, SqlBackend, type Materialize, type Op, type Page, type PageRows } from '../sql/backend.js';
+import { runSync, SqlBackend, type Materialize, type Op, type Page, type PageColumns, type PageRows } from '../sql/backend.js';
 import { sqlite } from './dialect.js';
 import { BUSY_ATTEMPTS, isBusy, isDuplicate, requestErrorOf, SqliteDriver } from './driver.js';
 import { SQLITE_SUMMARY } from './aggregate.js';
@@ -214,7 +214,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     return this.#select(info, plan);
   }
 
-  protected readonly pageColumns = { doc: 0, seq: 1, rank: 2, key: 3 };
+  protected readonly pageColumns: PageColumns = [0, 1, 2, 3];
   protected readonly parse = parseRows;
   protected readonly summaryHooks = SQLITE_SUMMARY;
 
