@@ -23,6 +23,15 @@ export class StoreBusyError extends Error {
 }
 
 export type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * Applies f to a backend's answer: at once when it is a value (SQLite), after it when it is a promise. Not named
+ * `then`: a module exporting `then` is a thenable, which `await import()` would call.
+ * @example andThen(backend.query(info, plan), (page) => page.total)
+ */
+export function andThen<T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> {
+  return value instanceof Promise ? value.then(f) : f(value);
+}
 export type StoredDoc = Record<string, unknown>;
 
 /** One field an update sets: a checked path (no array indexes) and its checked value. */

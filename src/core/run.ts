@@ -65,10 +65,5 @@ export function parseContext(state: State, info: TypeInfo): ParseContext {
   return { type: info, strict: state.settings.strict, cursorKey: state.backend.cursorKey };
 }
 
-/**
- * Applies f to a backend's answer: at once when it is a value (SQLite), after it when it is a promise. Not named
- * `then`: a module exporting `then` is a thenable, which `await import()` would call.
- */
-export function andThen<T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> {
-  return value instanceof Promise ? value.then(f) : f(value);
-}
+// Written beside MaybePromise, for the engines' backends too.
+export { andThen } from '../backend.js';

@@ -95,7 +95,6 @@ export interface PostgresBackendOptions {
  * @example const backend = await PostgresBackend.open(pool, settings, { schema: 'public', ownsPool: false, lockTimeoutSet: false });
  */
 export class PostgresBackend extends SqlBackend<Session, false> implements Backend {
-  /** Rows come whole through `query`: no stream. */
   readonly capabilities = { cursors: true, stream: false, bulk: true, feed: true };
   protected readonly dialect = postgres;
   protected readonly changesTable: string;
@@ -336,18 +335,15 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
 
   /** Read under the feed's lock: no writer then holds a seq it has not committed yet. */
   protected *lastGiven(s: Session): Op<number> {
-    return yield* call(
-      (async () => {
-        await s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
-        try {
-          const [[given]] = (await s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
-          return Number(given ?? 0);
-        } finally {
-          await s.exec('COMMIT');
-        }
-      })(),
-    );
+    yield s.exec(`BEGIN; SELECT pg_advisory_xact_lock(${feedLock(this.#options.schema)})`);
+    try {
+      const [[given]] = (yield s.rows(`SELECT COALESCE(last_value, 0) FROM pg_sequences WHERE schemaname = $1::text AND sequencename = $2::text`, [this.#options.schema, `${CHANGES_TABLE}_seq_seq`])) as [[string | null]];
+      return Number(given ?? 0);
+    } finally {
+      yield s.exec('COMMIT');
+    }
   }
+
 
   // ---- queries -------------------------------------------------------------------------------------------
 
@@ -364,10 +360,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
   protected readonly parse: Materialize = (_info, rows, text) => JSON.parse(`[${rows.map(text).join(',')}]`) as StoredDoc[];
   protected readonly summaryHooks = POSTGRES_SUMMARY;
 
-  /**
-   * A limited page's rows, the row of NULLs an empty page answers left out; a skip's page, one text of its documents
-   * joined by commas (as `parse` takes rows); otherwise each document's text.
-   */
+  /** A limited page's rows less the row of NULLs an empty page answers; a skip's, one text of its documents (as `parse` takes them). */
   protected async pageRows(s: Session, _info: TypeInfo, _plan: QueryPlan, select: PgSelect): Promise<PageRows> {
     const rows = await s.all(select);
     if (!select.paged) return { rows: rows.map((r) => r[0]) };
@@ -718,7 +711,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     bounds: () => this.exec((s) => this.bounds(s)) as Promise<{ first: number; last: number }>,
     head: () => {
       // Issued now, ahead of any request made after this call (see PgDriver.client); no feed table, no head.
-      const read = this.#driver.run(this.retried(() => this.#driver.session((s) => this.#head(s), true)));
+      const read = this.#driver.run(this.retried(() => this.#driver.client((s) => this.#driver.run(this.#head(s)), true)));
       const heads = this.#driver.heads;
       heads.add(read);
       const done = () => heads.delete(read);

@@ -185,10 +185,6 @@ export class PgDriver implements Driver<Session> {
     }
   }
 
-  session<T>(op: (s: Session) => Op<T>, head = false): Promise<T> {
-    return this.client((s) => runAsync(op(s)), head);
-  }
-
   run<T>(op: Op<T>): Promise<T> {
     return runAsync(op);
   }

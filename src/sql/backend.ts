@@ -9,6 +9,7 @@ import { requestError, RequestError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { SummaryPlan } from '../query/aggregate.js';
 import {
+  andThen,
   duplicateError,
   parentNotObject,
   updateCollision,
@@ -77,9 +78,7 @@ export type Retry = 'again' | 'locked' | null;
 
 /** One engine's connection: statements, transactions and what its errors mean. `S` is a session (a pool's client). */
 export interface Driver<S> {
-  /** Runs an operation on a session of its own (PostgreSQL: a client of the pool, given back after). */
-  session<T>(op: (s: S) => Op<T>): MaybePromise<T>;
-  /** Runs one step on a session of its own, with no operation around it (see SqlBackend.request). */
+  /** Runs `fn` on a session of its own (PostgreSQL: a client of the pool, given back after). */
   client<T>(fn: (s: S) => MaybePromise<T>): MaybePromise<T>;
   /** Runs an operation with the driver's runner (runSync or runAsync). */
   run<T>(op: Op<T>): MaybePromise<T>;
@@ -210,20 +209,20 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return false;
   }
 
-  /**
-   * A request run once, then again whole while the driver says the engine may take it next time (it wrote nothing),
-   * at most `attempts` times; an engine error that means a request error is thrown as that.
-   */
+  /** A request: an operation on a session of its own, run again as `retried` says. */
   protected exec<T>(op: (s: S) => Op<T>): Answer<A, T> {
-    return this.driver.run(this.retried(() => this.driver.session(op))) as Answer<A, T>;
+    return this.request((s) => this.driver.run(op(s)));
   }
 
-  /** A request of one step, `exec` without an operation's generator (the page no limit or skip cuts: the hot path). */
+  /** A request of one step, without an operation's generator (the page no limit or skip cuts: the hot path). */
   protected request<T>(fn: (s: S) => MaybePromise<T>): Answer<A, T> {
     return this.driver.run(this.retried(() => this.driver.client(fn))) as Answer<A, T>;
   }
 
-  /** `attempt` run again as `exec` says; a lock wait past the last attempt throws `locked()` (the driver's by default). */
+  /**
+   * `attempt` run once, then again whole while the driver says the engine may take it next time (it wrote nothing), at
+   * most `attempts` times; then `locked()` (the driver's by default), or the request error an engine error means.
+   */
   protected *retried<T>(attempt: () => MaybePromise<T>, locked?: () => Error): Op<T> {
     const d = this.driver;
     for (let n = 1; ; n++) {
@@ -406,12 +405,8 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
 
   /** The statements a query runs and the engine's plan of its page (with matches found in steps: of their candidates). */
   explain(info: TypeInfo, plan: QueryPlan): Answer<A, Explained> {
-    return this.exec((s) => this.#explain(s, info, plan));
-  }
-
-  *#explain(s: S, info: TypeInfo, plan: QueryPlan): Op<Explained> {
     const select = this.select(info, plan, null);
-    return { ...this.explained(info, plan, select), plan: (yield this.explainText(s, select)) as string[] };
+    return this.request((s) => andThen(this.explainText(s, select), (lines) => ({ ...this.explained(info, plan, select), plan: lines })));
   }
 
   /** What `explain` answers of a select besides the engine's plan of it. */
@@ -619,12 +614,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
   protected readFeed(after: number, limit: number, type: TypeInfo | null, plan: QueryPlan | null): MaybePromise<ChangeEvent[]> {
     const where = type && plan?.conditions.length ? this.feedWhere(type, plan) : null;
     const statement = feedRead(this.dialect, this.changesTable, after, limit, type?.name ?? null, where);
-    return this.exec((s) => this.#readFeed(s, statement));
-  }
-
-  *#readFeed(s: S, statement: Compiled): Op<ChangeEvent[]> {
-    const rows = (yield* call(this.driver.all(s, statement))) as [number | string, string, ChangeEvent['op'], string, string, string | null, string][];
-    return rows.map(([seq, t, op, id, doc, activityId, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(doc) as StoredDoc, activityId, at }));
+    return this.request((s) => andThen(this.driver.all(s, statement), (rows) => (rows as [number | string, string, ChangeEvent['op'], string, string, string | null, string][]).map(([seq, t, op, id, doc, activityId, at]) => ({ seq: Number(seq), type: t, op, id, doc: JSON.parse(doc) as StoredDoc, activityId, at }))));
   }
 
   /** The feed's oldest kept and newest seq; with none kept, the next seq follows the last one ever given (`lastGiven`). */

@@ -16,8 +16,6 @@ import { collidingKey, cursorKey, ensureSchema, fieldsOfIndexSql } from './schem
 import { journals } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
-import type { Compiled } from '../sql/fragment.js';
-import type { RunResult } from 'better-sqlite3';
 import { insertDoc, type WriteTable } from '../sql/write.js';
 import { runSync, SqlBackend, type Materialize, type Op, type Page, type PageColumns, type PageRows } from '../sql/backend.js';
 import { sqlite } from './dialect.js';
@@ -52,7 +50,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   readonly #tables = new Map<string, WriteTable>();
   /** How each type is stored, for the compiler (compile.ts selectTarget). */
   readonly #targets = new Map<string, SelectTarget>();
-  /** Compiled statements by query shape (see #select). */
+  /** Compiled statements by query shape (see select). */
   readonly #plans = new BoundedCache<CompiledSelect>();
   /** Page statement text → whether its query runs as one statement (see #onePass). */
   readonly #passes = new BoundedCache<boolean>();
@@ -168,7 +166,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
    * compiled once and their values bound anew, so a repeated query skips compilation, and its SQL text, the same
    * string each time, finds its prepared statement at once.
    */
-  #select(info: TypeInfo, plan: QueryPlan, rowids = this.#docs !== null): CompiledSelect {
+  protected select(info: TypeInfo, plan: QueryPlan, _where?: unknown, rowids = this.#docs !== null): CompiledSelect {
     const shape = selectShape(plan);
     const key = shape && `${info.name}\u0001${rowids ? 'r' : ''}\u0001${shape.key}`;
     const template = key && this.#plans.get(key);
@@ -206,12 +204,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   /** The page `query` answers, each document as its stored text: for plans without `fields` or `distance` (Backend.queryText). */
   queryText(info: TypeInfo, plan: QueryPlan): TextPage {
     // Text is read from the table, never through the document cache: it holds parsed documents.
-    const select = this.#select(info, plan, false);
-    return this.answerPage(info, plan, select, rowTexts);
-  }
-
-  protected select(info: TypeInfo, plan: QueryPlan): CompiledSelect {
-    return this.#select(info, plan);
+    return this.answerPage(info, plan, this.select(info, plan, null, false), rowTexts);
   }
 
   protected readonly pageColumns: PageColumns = [0, 1, 2, 3];
@@ -269,7 +262,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   stream(info: TypeInfo, plan: QueryPlan): RowStream | null {
     if (plan.limit > 0 || plan.after) return null;
     // Streamed rows are JSON text, read as they are taken: never through the document cache.
-    const select = this.#select(info, plan, false);
+    const select = this.select(info, plan, null, false);
     let total: number | null = null;
     // Inside a transaction already (one held on `database`): its snapshot is the stream's, and not the stream's to end.
     const own = select.paged && !this.#db.inTransaction;
@@ -336,7 +329,8 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     let index = 0;
     for (const doc of docs) {
       try {
-        const { lastInsertRowid } = this.#run(insertDoc(sqlite, table, doc.id, JSON.stringify(doc)));
+        const { sql, params } = insertDoc(sqlite, table, doc.id, JSON.stringify(doc));
+        const { lastInsertRowid } = this.#statements.get(sql).run(...params);
         insertedIds.push(doc.id as string);
         bulk.inserted(info, doc, Number(lastInsertRowid));
       } catch (e) {
@@ -368,11 +362,6 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   /** What the document cache holds and how it served reads, or null when it is off (option documentCache). */
   documentCacheStats(): DocumentCacheStats | null {
     return this.#docs?.stats() ?? null;
-  }
-
-  /** Runs a compiled statement; what it changed and the rowid it inserted. */
-  #run(c: Compiled): RunResult {
-    return this.#statements.get(c.sql).run(...c.params);
   }
 
   /** Inserts in a write's transaction with a bulk-path state, rebuilding what it dropped before the commit (settled first: a rolled back load rebuilds nothing). */

@@ -43,10 +43,6 @@ export class SqliteDriver implements Driver<SqliteDriver> {
     this.statements = new StatementCache(db);
   }
 
-  session<T>(op: (s: SqliteDriver) => Op<T>): T {
-    return runSync(op(this));
-  }
-
   client<T>(fn: (s: SqliteDriver) => T): T {
     return fn(this);
   }
