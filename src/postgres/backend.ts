@@ -356,7 +356,6 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
   protected readonly pageColumns: PageColumns = [1, 4, 2, 3];
   /** The page statement counts its matches (compile.ts selectStatement): one round trip, one snapshot. */
   protected readonly pageCounts = true;
-  /** The rows' JSON texts parsed as one array. */
   protected readonly parse: Materialize = (_info, rows, text) => JSON.parse(`[${rows.map(text).join(',')}]`) as StoredDoc[];
   protected readonly summaryHooks = POSTGRES_SUMMARY;
 

@@ -162,7 +162,6 @@ export type PageColumns = readonly [doc: number, seq: number, rank: number, key:
 /** What an engine's operations answer: a value where its driver answers synchronously (`A` true), else a promise. */
 export type Answer<A extends boolean, T> = A extends true ? T : Promise<T>;
 
-/** A row's value as it is (a page read one column a row). */
 const itself = (row: unknown): unknown => row;
 const whole = <D>(info: TypeInfo, read: PageRows, materialize: Materialize<D>): Page<D> => ({ data: materialize(info, read.rows, itself), total: read.rows.length, next: null });
 
@@ -219,10 +218,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return this.driver.run(this.retried(() => this.driver.client(fn))) as Answer<A, T>;
   }
 
-  /**
-   * `attempt` run once, then again whole while the driver says the engine may take it next time (it wrote nothing), at
-   * most `attempts` times; then `locked()` (the driver's by default), or the request error an engine error means.
-   */
+  /** `attempt` run again whole while the driver says so (it wrote nothing), up to `attempts` times; then `locked()`, or the request error meant. */
   protected *retried<T>(attempt: () => MaybePromise<T>, locked?: () => Error): Op<T> {
     const d = this.driver;
     for (let n = 1; ; n++) {
@@ -320,7 +316,6 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
   protected abstract readonly pageColumns: PageColumns;
   /** True when the page statement counts its matches itself: no count follows it, so it needs no snapshot of its own. */
   protected readonly pageCounts: boolean = false;
-  /** How `query` makes its documents from the page's rows. */
   protected abstract readonly parse: Materialize;
   protected abstract readonly summaryHooks: SummaryHooks;
   /** The engine's plan of a statement, one line a step. */
@@ -362,10 +357,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     });
   }
 
-  /**
-   * A plan's page, its total and where the next page starts. A cursor carries the total counted when paging began (or
-   * a grown k-nearest search its count): later pages are not counted again. Otherwise the page and its count see one snapshot.
-   */
+  /** A plan's page and total: the total a cursor carries (or a grown k-nearest search) is not counted again, else in the page's snapshot. */
   protected page<D>(s: S, info: TypeInfo, plan: QueryPlan, select: Select, materialize: Materialize<D>): Op<Page<D>> {
     const carried = select.keyed ? (plan.after?.total ?? plan.counted) : undefined;
     const op = this.#page(s, info, plan, select, materialize, carried);

@@ -181,10 +181,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     return select;
   }
 
-  /**
-   * The one-statement form of a limited first page, when it is faster than the page and the count (plans.ts
-   * onePassPays), else null. Decided once per statement text from SQLite's plans of the two statements.
-   */
+  /** The one statement of a limited first page where it beats the page and the count (plans.ts onePassPays), decided once per statement text. */
   #onePass(info: TypeInfo, select: CompiledSelect): OnePass | null {
     const one = select.onePass;
     if (!one) return null;
@@ -237,10 +234,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     return page as Page<D>;
   }
 
-  /**
-   * Documents of rows by rowid from the document cache, those it lacks read in one statement (then kept): the
-   * caller's read transaction holds the snapshot the rowids came from.
-   */
+  /** Documents by rowid from the document cache, those it lacks read in one statement (then kept), in the snapshot of the rowids. */
   readonly #cached: Materialize = (info, rows, value) => {
     const docs = this.#docs!;
     const data = new Array<StoredDoc>(rows.length);
@@ -266,24 +260,15 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     let total: number | null = null;
     // Inside a transaction already (one held on `database`): its snapshot is the stream's, and not the stream's to end.
     const own = select.paged && !this.#db.inTransaction;
-    if (select.paged) {
-      // A skip: the rows and their total come from one read transaction, held until the stream closes.
-      const d = this.#driver;
-      total = this.request(() => {
-        if (own) d.begin(d, 'read', []);
-        try {
-          return d.all(d, { sql: select.countSql, params: select.countParams })[0]![0] as number;
-        } catch (e) {
-          if (own) d.rollback();
-          throw e;
-        }
-      });
-    }
+    const d = this.#driver;
     let rows: IterableIterator<string>;
     try {
+      // A skip: the rows and their total come from one read transaction, held until the stream closes.
+      if (own) d.begin(d, 'read', []);
+      if (select.paged) total = this.request(() => d.all(d, { sql: select.countSql, params: select.countParams })[0]![0] as number);
       rows = this.#statements.get(select.sql).pluck(true).iterate(...select.params) as IterableIterator<string>;
     } catch (e) {
-      if (own) this.#driver.rollback();
+      if (own) d.rollback();
       throw e;
     }
     return {
