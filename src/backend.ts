@@ -32,6 +32,7 @@ export type MaybePromise<T> = T | Promise<T>;
 export function andThen<T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> {
   return value instanceof Promise ? value.then(f) : f(value);
 }
+
 export type StoredDoc = Record<string, unknown>;
 
 /** One field an update sets: a checked path (no array indexes) and its checked value. */

@@ -344,7 +344,6 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     }
   }
 
-
   // ---- queries -------------------------------------------------------------------------------------------
 
   /** With matches decided in JS, the page over their seqs; explain's, over their candidates (the statement the indexes serve). */

@@ -331,7 +331,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return this.transaction(s, 'read', body);
   }
 
-  /** A read over a plan's matches: with matches found in steps (`stepped`), those first, then `body` over them in one snapshot. */
+  /** A read over a plan's matches: those found in steps (`stepped`) first, then `body` over them in one snapshot; else `body` over null. */
   protected read<T>(info: TypeInfo, plan: Pick<QueryPlan, 'conditions'>, body: (s: S, where: Sql | string | null) => Op<T>): Answer<A, T> {
     if (!this.stepped(plan)) return this.exec((s) => body(s, null));
     return this.exec((s) => this.transaction(s, 'read', this.#stepped(s, info, plan, body)));
