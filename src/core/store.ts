@@ -9,7 +9,7 @@
 import type { TypeInfo } from '../catalogue/index.js';
 import { schemaAnswer, typesAnswer } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
-import type { Backend, ChangeEvent, Explained, InsertResult, Journal, StoredDoc } from '../backend.js';
+import type { Backend, ChangeEvent, Explained, InsertResult, Journal, MaybePromise, StoredDoc } from '../backend.js';
 import { DataStoreError, envelope, fail, requestError, RequestError, type Envelope } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import { encodeCursor } from '../query/cursor.js';
@@ -18,12 +18,12 @@ import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../
 import type { Condition } from '../query/ast.js';
 import { nearest, nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
-import type { Settings } from '../settings.js';
+import { uniqueAlone, type Settings } from '../settings.js';
 import { listedRows, rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
 import { changes, history, watch, type ChangesOptions, type WatchOptions } from './feed.js';
 import { journaled, journalOf, logRefusal, type RequestJournal } from './journal.js';
 import { load, plural, type LoadOptions } from './load.js';
-import { ensureOpen, parseContext, resolveType, run, andThen, type State } from './run.js';
+import { ensureOpen, parseContext, resolveType, run, runNow, andThen, type State } from './run.js';
 import { sameDocument, stamp, stamping, validateAll } from './stamp.js';
 import { fieldSets } from './update-body.js';
 
@@ -59,6 +59,9 @@ export interface InsertOptions extends WriteOptions {
 }
 
 type AnyDoc = Record<string, unknown>;
+
+/** What queryText's request answers once its slices are made: a success, never read beyond that. */
+const SLICED: Envelope<AnyDoc> = Object.freeze(envelope<AnyDoc>({}));
 
 const BAD_PARTS = 'insertMany: expected an array of { type, docs }';
 
@@ -153,20 +156,23 @@ export class CoreStore {
    * `failure` is a refusal (then there are no slices). A query without `limit` or cursor reads its documents as the
    * slices are taken, so memory stays one slice whatever the answer's size, and holds the connection until the last
    * slice or `close()`: for a store whose connection serves nothing else meanwhile (a worker thread of the pool).
+   * Answered at once, not as a promise, where the engine answers at once (SQLite): a server's hot path takes it in
+   * the same task. Misuse (a closed store) throws, as `query` does.
    * @example const { failure, slices } = await store.queryText('Well', {}, undefined, { rows: 1000, chars: 1 << 20 });
    */
-  async queryText(type: string, query: unknown, options: unknown, size: SliceSize): Promise<{ failure: Envelope<never> | null; slices: TextSlices }> {
+  queryText(type: string, query: unknown, options: unknown, size: SliceSize): MaybePromise<{ failure: Envelope<never> | null; slices: TextSlices }> {
     let streamed: TextSlices | undefined;
-    const env = await run(this.#state, () => {
+    const answer = runNow(this.#state, () => {
       const { info, plan } = this.#read(type, query, options);
       const { backend } = this.#state;
       const tail = { issues: [...plan.issues] };
       // Whole documents where the engine stores JSON.stringify's text of them: sent as read, never parsed.
       const stored = backend.queryText !== undefined && plan.fields === null && plan.distance === null;
-      const rows = backend.capabilities.stream ? backend.stream(info, plan) : null;
+      // A pinpoint's one row comes as a page, read in one call: a stream's per-row steps cost more than the row.
+      const rows = backend.capabilities.stream && !(stored && this.#pinpoint(info, plan)) ? backend.stream(info, plan) : null;
       if (rows) {
         streamed = rowSlices(rows, tail, size, stored);
-        return envelope<AnyDoc>({});
+        return SLICED;
       }
       if (!stored) return this.#answer(info, plan);
       return andThen(
@@ -174,12 +180,14 @@ export class CoreStore {
         ({ data, total, next }) => {
           const cursor = next ? encodeCursor(plan.shape, next, backend.cursorKey) : null;
           streamed = rowSlices(listedRows(data, total), { ...tail, cursor }, size, true);
-          return envelope<AnyDoc>({});
+          return SLICED;
         },
       );
     });
-    if (streamed) return { failure: null, slices: streamed };
-    return { failure: env.success ? null : (env as Envelope<never>), slices: textSlices(JSON.stringify(env), size.chars) };
+    return andThen(answer, (env) => {
+      if (streamed) return { failure: null, slices: streamed };
+      return { failure: env.success ? null : (env as Envelope<never>), slices: textSlices(JSON.stringify(env), size.chars) };
+    });
   }
 
   /**
@@ -439,6 +447,14 @@ export class CoreStore {
   }
 
   /** True when the type's deletes are soft (the options, or the file, say so). */
+  /**
+   * Whether a plan matches one document at most (soft-deleted ones besides, with includeDeleted): an equality, to a
+   * value, on a field that alone is a unique key of its type.
+   */
+  #pinpoint(info: TypeInfo, plan: QueryPlan): boolean {
+    return plan.conditions.some((c) => c.op === 'eq' && c.value !== null && c.path.scalar && uniqueAlone(this.#state.settings, info.name, c.path.text));
+  }
+
   #softDeletes(info: TypeInfo): boolean {
     return this.#state.backend.softDelete.has(info.name);
   }

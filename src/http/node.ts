@@ -208,6 +208,24 @@ function lingeringClose(req: IncomingMessage, limit: number): void {
   req.resume();
 }
 
+/** Writes a response: whole with its length, or streamed. Nothing thrown here may reach the host process: the answer is cut. */
+function send(req: IncomingMessage, res: ServerResponse, out: CoreResponse, maxBodyBytes: number): void {
+  try {
+    if (res.headersSent || res.destroyed) return;
+    if (out.body) {
+      void writeStreamed(res, out, out.body);
+      return;
+    }
+    const text = out.text ?? JSON.stringify(out.envelope);
+    res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.
+    if (out.headers.connection === 'close') res.once('finish', () => lingeringClose(req, maxBodyBytes));
+  } catch {
+    res.destroy();
+  }
+}
+
 /**
  * A node:http handler serving both route families under `basePath`; outside it, calls `next()` (or answers 404).
  * An upstream body parser's `req.body` is used when it already consumed the stream.
@@ -224,8 +242,8 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
       return;
     }
     const preParsed = (req as { body?: unknown }).body;
-    const readBody = async () =>
-      preParsed !== undefined && req.readableEnded ? { parsed: preParsed } : readNodeBody(req, router.maxBodyBytes);
+    const readBody = () =>
+      preParsed !== undefined && req.readableEnded ? Promise.resolve({ parsed: preParsed }) : readNodeBody(req, router.maxBodyBytes);
     res.on('error', () => undefined);
     // Made when a handler asks for the signal (a pool's query, a feed), not for every request.
     let abort: AbortController | undefined;
@@ -237,10 +255,14 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
       abort?.abort();
     });
     let headers: Headers | undefined;
+    let searchParams: URLSearchParams | undefined;
     const request: CoreRequest = {
       method: req.method ?? 'GET',
       path: target.path,
-      searchParams: new URLSearchParams(target.query),
+      // Made for the routes that read the query string, not for every request.
+      get searchParams() {
+        return (searchParams ??= new URLSearchParams(target.query));
+      },
       header: (name) => headerOf(req, name),
       // Copied only for what reads them whole (authenticate).
       get headers() {
@@ -255,22 +277,9 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
         return abort.signal;
       },
     };
-    router
-      .handle(request)
-      .catch((e: unknown) => router.internal(e))
-      .then((out) => {
-        if (res.headersSent || res.destroyed) return;
-        if (out.body) {
-          void writeStreamed(res, out, out.body);
-          return;
-        }
-        const text = out.text ?? JSON.stringify(out.envelope);
-        res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-        // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.
-        if (out.headers.connection === 'close') res.once('finish', () => lingeringClose(req, router.maxBodyBytes));
-      })
-      // Nothing thrown while answering may reach the host process as an unhandled rejection: cut the answer.
-      .catch(() => res.destroy());
+    const out = router.handle(request);
+    // Answered at once (a one-thread SQLite store, its body read), it is written in this task.
+    if (!(out instanceof Promise)) send(req, res, out, router.maxBodyBytes);
+    else out.then((o) => send(req, res, o, router.maxBodyBytes)).catch(() => res.destroy());
   };
 }
