@@ -257,12 +257,13 @@ describe.each([...backends(), postgresBackend({ ownPool: true })])('$name', (bac
     });
 
     it('refuses a generated id that is taken (a generator repeating itself) as DUPLICATE_KEY, leaving the stored document', async () => {
-      const repeating = await backend.open({ ids: () => 'well-1' });
+      const repeating = await backend.open({ ids: () => 'plugin-1' });
       try {
-        await repeating.insert('Well', [{ pwi: 'STORED', name: 'kept' }]);
-        const r = await repeating.replace('Well', [{ pwi: 'NEW' }]);
+        // A type distributed by id on Citus, where ids are unique across the cluster (README "Citus").
+        await repeating.insert('Plugin', [{ name: 'kept', description: 'stored' }]);
+        const r = await repeating.replace('Plugin', [{ name: 'new' }]);
         expect(r).toMatchObject({ success: false, errors: [{ code: 'DUPLICATE_KEY', index: 0 }] });
-        expect((await all(repeating, 'Well')).map((d) => [d.id, d.pwi, d.name])).toEqual([['well-1', 'STORED', 'kept']]);
+        expect((await all(repeating, 'Plugin')).map((d) => [d.id, d.name, d.description])).toEqual([['plugin-1', 'kept', 'stored']]);
       } finally {
         await repeating.close();
       }

@@ -4,7 +4,7 @@
  * is never held whole (DynamicStore#queryText).
  */
 import type { RowStream } from '../backend.js';
-import { envelope } from '../envelope.js';
+import { envelope, type Envelope } from '../envelope.js';
 
 /** How much one slice holds at most: `rows` documents, or about `chars` characters of JSON. */
 export interface SliceSize {
@@ -108,4 +108,51 @@ export function rowSlices(stream: RowStream, tail: AnswerTail, size: SliceSize, 
     },
     close,
   };
+}
+
+/**
+ * Every slice's text, taken to the end; the slices are closed after, whatever happens.
+ * @example const parts = textsOf(slices); parts.join('') // the envelope's JSON text
+ */
+export function textsOf(slices: TextSlices): string[] {
+  const parts: string[] = [];
+  try {
+    for (let s = slices.next(); ; s = slices.next()) {
+      parts.push(s.text);
+      if (s.end) break;
+    }
+  } finally {
+    slices.close();
+  }
+  return parts;
+}
+
+/**
+ * The slices of an answer read to their end now, and the read they came from closed: for a connection that serves
+ * other requests while the answer is written (one thread), where a read left open would take their statements.
+ * @example const whole = drained(rowSlices(stream, tail, size, true)); // the stream is closed already
+ */
+export function drained(slices: TextSlices): TextSlices {
+  const parts = textsOf(slices);
+  let at = 0;
+  return {
+    next: () => ({ text: parts[at++] ?? '', end: at >= parts.length }),
+    close() {
+      at = parts.length;
+    },
+  };
+}
+
+/**
+ * Slices of an envelope already built, its documents serialised one at a time as they are sliced: an answer of any
+ * size is never one string (a string has a maximum length; a whole answer can pass it).
+ * @example envelopeSlices(await store.query('Well', {}), { rows: 1000, chars: 1 << 20 })
+ */
+export function envelopeSlices(env: Envelope<unknown>, size: SliceSize): TextSlices {
+  if (!env.success || env.data.length === 0) return textSlices(JSON.stringify(env), size.chars);
+  const data = env.data;
+  const rows = (function* () {
+    for (const doc of data) yield JSON.stringify(doc);
+  })();
+  return rowSlices({ rows, total: env.total, close() {} }, { issues: env.issues, cursor: env.cursor }, size, true);
 }

@@ -19,7 +19,7 @@ import type { Condition } from '../query/ast.js';
 import { nearest, nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
 import { uniqueAlone, type Settings } from '../settings.js';
-import { listedRows, rowSlices, textSlices, type SliceSize, type TextSlices } from './slices.js';
+import { drained, envelopeSlices, listedRows, rowSlices, type SliceSize, type TextSlices } from './slices.js';
 import { changes, history, watch, type ChangesOptions, type WatchOptions } from './feed.js';
 import { journaled, journalOf, logRefusal, type RequestJournal } from './journal.js';
 import { load, plural, type LoadOptions } from './load.js';
@@ -154,15 +154,17 @@ export class CoreStore {
    * The answer of `query` as slices of its envelope's JSON text (concatenated, the text of
    * `JSON.stringify(await store.query(…))`), each of at most `size.rows` documents or about `size.chars` characters;
    * `failure` is a refusal (then there are no slices). A query without `limit` or cursor reads its documents as the
-   * slices are taken, so memory stays one slice whatever the answer's size, and holds the connection until the last
-   * slice or `close()`: for a store whose connection serves nothing else meanwhile (a worker thread of the pool).
+   * slices are taken only with `hold`: memory stays one slice whatever the answer's size, and the read holds the
+   * connection until the last slice or `close()`, for a store whose connection serves nothing else meanwhile (a worker
+   * thread of the pool). Without it the answer is read whole before this returns, and no read stays open.
+   * Documents the engine stores as JSON.stringify's text go out as read; others are serialised one at a time.
    * Answered at once, not as a promise, where the engine answers at once (SQLite): a server's hot path takes it in
    * the same task. Misuse (a closed store) throws, as `query` does.
-   * @example const { failure, slices } = await store.queryText('Well', {}, undefined, { rows: 1000, chars: 1 << 20 });
+   * @example const { failure, slices } = await store.queryText('Well', {}, undefined, { rows: 1000, chars: 1 << 20 }, true);
    */
-  queryText(type: string, query: unknown, options: unknown, size: SliceSize): MaybePromise<{ failure: Envelope<never> | null; slices: TextSlices }> {
+  queryText(type: string, query: unknown, options: unknown, size: SliceSize, hold = false): MaybePromise<{ failure: Envelope<never> | null; slices: TextSlices }> {
     let streamed: TextSlices | undefined;
-    const answer = runNow(this.#state, () => {
+    const answer = () => {
       const { info, plan } = this.#read(type, query, options);
       const { backend } = this.#state;
       const tail = { issues: [...plan.issues] };
@@ -183,10 +185,17 @@ export class CoreStore {
           return SLICED;
         },
       );
-    });
-    return andThen(answer, (env) => {
+    };
+    // Read to the end inside the request's run, where nothing else uses the connection (SQLite answers synchronously).
+    const env = runNow(this.#state, () =>
+      andThen(answer(), (e) => {
+        if (streamed && !hold) streamed = drained(streamed);
+        return e;
+      }),
+    );
+    return andThen(env, (e) => {
       if (streamed) return { failure: null, slices: streamed };
-      return { failure: env.success ? null : (env as Envelope<never>), slices: textSlices(JSON.stringify(env), size.chars) };
+      return { failure: e.success ? null : (e as Envelope<never>), slices: envelopeSlices(e, size) };
     });
   }
 

@@ -3,11 +3,11 @@ import { streams } from './pace.js';
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
 import { eventJson } from '../core/fanout.js';
+import { textsOf, type TextSlices } from '../core/slices.js';
 import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
 import { andThen } from '../core/run.js';
-import type { TextSlices } from '../core/slices.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
 import { BodyError, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
@@ -126,21 +126,12 @@ function query(store: StoreLike, type: string, q: unknown, options: unknown, req
   return andThen(store.queryText(type, q, options, TEXT_SLICES), taken);
 }
 
-/** A text answer taken whole now: this connection serves other requests while it is written, so no read stays open on it. */
+/** A text answer as the route sends it: its one slice as it is (most answers), else its slices as a stream. */
 function taken({ failure, slices }: { failure: Envelope<never> | null; slices: TextSlices }): Envelope<unknown> | Streamed {
   if (failure) return failure;
-  const parts: string[] = [];
-  try {
-    for (let s = slices.next(); ; s = slices.next()) {
-      // Most answers are one slice: sent as it is.
-      if (s.end && !parts.length) return { head: SUCCESS, text: s.text };
-      parts.push(s.text);
-      if (s.end) break;
-    }
-  } finally {
-    slices.close();
-  }
-  return { head: SUCCESS, body: listed(parts) };
+  // Read whole by the store already (no read stays open on a connection that serves other requests meanwhile).
+  const parts = textsOf(slices);
+  return parts.length === 1 ? { head: SUCCESS, text: parts[0] } : { head: SUCCESS, body: listed(parts) };
 }
 
 /** Chunks already made, as a streamed body. */

@@ -84,7 +84,8 @@ let open: OpenAnswer | undefined;
 /** Runs a query through the façade and sends its answer: whole when refused, else as JSON text in slices. */
 async function startQuery(id: number, args: unknown[]): Promise<void> {
   const [type, query, opts] = args;
-  const { failure, slices } = await store.queryText(type as string, query, opts, size);
+  // Held open between slices: this thread's connection serves nothing else while its answer is sent.
+  const { failure, slices } = await store.queryText(type as string, query, opts, size, true);
   if (failure) {
     post({ t: 'done', id, answer: failure });
     return;

@@ -2,8 +2,11 @@
  * The one-thread server (either bridge over a DynamicStore) answers a query with the documents' stored text as it is
  * (DynamicStore#queryText): byte for byte the envelope `store.query` answers, no document parsed on the way.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFetchHandler, createNodeHandler } from '../../src/http/index.js';
 import { DataStore } from '../../src/index.js';
@@ -74,5 +77,60 @@ describe('query answers of the one-thread server', () => {
     // Only the projection (text built in SQL) is parsed again; whole documents never are.
     const documents = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.includes('"createdActivityId"'));
     expect(documents).toEqual([]);
+  });
+});
+
+describe('reads of the one-thread server on its one connection', () => {
+  it('leave no read open: queries after a skip, answered together with a write, all answer and the write commits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'consolidata-text-'));
+    const file = join(dir, 'one.db');
+    const store = DataStore.open(file, { strict: false });
+    const other = DataStore.open(file, { strict: false });
+    try {
+      await store.dynamic.insert('Well', Array.from({ length: 20 }, (_, i) => ({ pwi: `P${i}` })));
+      // Requests held by an authentication that waits (a key set loading), then let go in one turn.
+      let ready!: () => void;
+      const keys = new Promise<void>((r) => (ready = r));
+      const handler = createFetchHandler(store.dynamic, { authenticate: async () => (await keys, { userId: 'u' }) });
+      const post = (path: string, body: unknown) =>
+        handler(new Request(`http://x/api${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      const answers = Promise.all([
+        post('/data/query', { type: 'Well', query: {}, options: { skip: 1 } }),
+        post('/data/query', { type: 'Well', query: { pwi: { ne: 'x' } }, options: { skip: 1 } }),
+        post('/data', { type: 'Well', data: [{ pwi: 'NEW' }] }),
+      ]);
+      ready();
+      const replies = await answers;
+      expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(((await replies[0]!.json()) as { count: number }).count).toBe(19);
+      expect(store.database.inTransaction).toBe(false);
+      expect((await other.dynamic.query('Well', { pwi: 'NEW' })).count).toBe(1);
+    } finally {
+      store.close();
+      other.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('answers not stored as text', () => {
+  it('are serialised a document at a time, in slices, byte for byte the envelope', async () => {
+    const store = await wells();
+    try {
+      const query = { pwi: { gte: 'W-0100' } };
+      // A page (not streamed) of a projection (text built in SQL): what PostgreSQL's answers take too.
+      const options = { fields: ['pwi', 'sum', 'text'], limit: 1000 };
+      const { failure, slices } = await store.dynamic.queryText('Well', query, options, { rows: 100, chars: 1 << 20 });
+      expect(failure).toBeNull();
+      const parts: string[] = [];
+      for (let s = slices.next(); ; s = slices.next()) {
+        parts.push(s.text);
+        if (s.end) break;
+      }
+      expect(parts.length).toBeGreaterThan(10);
+      expect(parts.join('')).toBe(JSON.stringify(await store.dynamic.query('Well', query, options)));
+    } finally {
+      store.close();
+    }
   });
 });
