@@ -455,7 +455,6 @@ export class CoreStore {
     });
   }
 
-  /** True when the type's deletes are soft (the options, or the file, say so). */
   /**
    * Whether a plan matches one document at most (soft-deleted ones besides, with includeDeleted): an equality, to a
    * value, on a field that alone is a unique key of its type.
@@ -464,6 +463,7 @@ export class CoreStore {
     return plan.conditions.some((c) => c.op === 'eq' && c.value !== null && c.path.scalar && uniqueAlone(this.#state.settings, info.name, c.path.text));
   }
 
+  /** True when the type's deletes are soft (the options, or the file, say so). */
   #softDeletes(info: TypeInfo): boolean {
     return this.#state.backend.softDelete.has(info.name);
   }

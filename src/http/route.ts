@@ -15,8 +15,9 @@ export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
-type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => MaybePromise<Envelope<unknown> | Streamed>;
+/** A value, or a promise of it where a step waits (the http layer does not import backend.ts, where its twin lives). */
 type MaybePromise<T> = T | Promise<T>;
+type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => MaybePromise<Envelope<unknown> | Streamed>;
 
 /** The head of every successful streamed or text answer: only its status is read, and it is never changed. */
 const SUCCESS: Envelope<unknown> = Object.freeze(envelope());
@@ -529,14 +530,15 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
    */
   function handle(req: CoreRequest): MaybePromise<CoreResponse> {
     try {
-      const out = route(req);
+      const out = dispatch(req);
       return out instanceof Promise ? out.catch(caught) : out;
     } catch (e) {
       return caught(e);
     }
   }
 
-  function route(req: CoreRequest): MaybePromise<CoreResponse> {
+  /** A request to its route and method, through authentication; the answers of a path or method not served. */
+  function dispatch(req: CoreRequest): MaybePromise<CoreResponse> {
     const sub = subPath(req.path);
     const key = sub === undefined ? undefined : sub.endsWith('/') ? sub.slice(0, -1) : sub;
     const route: Route | undefined = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key as keyof typeof ROUTES] : undefined;
