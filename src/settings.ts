@@ -170,6 +170,15 @@ export interface Settings {
 }
 
 /**
+ * Whether `field` alone is a unique key of `type` (a canonical name), `id` included: an equality to a value on it
+ * finds one document at most. The one statement of that rule, for the pool's lanes and the store's reads.
+ * @example uniqueAlone(settings, 'Well', 'pwi') // true with the default unique keys
+ */
+export function uniqueAlone(settings: Pick<Settings, 'uniqueKeys'>, type: string, field: string): boolean {
+  return field === 'id' || settings.uniqueKeys[type]?.some((k) => k.length === 1 && k[0] === field) === true;
+}
+
+/**
  * Validates open options (misuse throws TypeError/RangeError at once, with a typo hint) and applies the defaults.
  * @example const settings = resolveSettings({ userId: 'etl' }, 'DataStore.open');
  */

@@ -20,6 +20,25 @@ export interface TextSlices {
 
 const HEAD = '{"data":[';
 
+/**
+ * The envelope builder's own text of a successful answer, cut around the keys an answer of documents sets: the keys
+ * between `total` and `issues`, and those after `issues`, are the same in every such answer, so they are made once.
+ */
+const SAMPLE = JSON.stringify(envelope({ issues: [] }));
+const MIDDLE = SAMPLE.slice(SAMPLE.indexOf(',"activityId":'), SAMPLE.indexOf(',"issues":'));
+const END = SAMPLE.slice(SAMPLE.indexOf(',"issues":[]') + ',"issues":[]'.length);
+
+/**
+ * The text after an answer's documents (`],"cursor":…}`): what `JSON.stringify(envelope({ data, total, issues,
+ * cursor }))` ends with for `count` documents, without building and serialising an envelope each answer.
+ * @example tailText(1, 1, { issues: [] }) // '],"cursor":null,"hasCursor":false,"empty":false,"count":1,"total":1,"activityId":null,…}'
+ */
+export function tailText(count: number, total: number, tail: AnswerTail): string {
+  const cursor = tail.cursor ?? null;
+  const issues = tail.issues.length ? JSON.stringify(tail.issues) : '[]';
+  return `],"cursor":${cursor === null ? 'null' : JSON.stringify(cursor)},"hasCursor":${cursor !== null},"empty":${count === 0},"count":${count},"total":${total}${MIDDLE},"issues":${issues}${END}`;
+}
+
 /** Slices of a text already whole: about `chars` characters each, never cutting a surrogate pair. */
 export function textSlices(text: string, chars: number): TextSlices {
   let at = 0;
@@ -76,10 +95,7 @@ export function rowSlices(stream: RowStream, tail: AnswerTail, size: SliceSize, 
         if (next.done) {
           sent += count;
           close();
-          const env = envelope({ data: [], total: stream.total ?? sent, issues: tail.issues, cursor: tail.cursor });
-          env.count = sent;
-          env.empty = sent === 0;
-          return { text: text + JSON.stringify(env).slice(HEAD.length), end: true };
+          return { text: text + tailText(sent, stream.total ?? sent, tail), end: true };
         }
         // Text built in SQL renders some values otherwise than JSON.stringify (a REAL as 1.0), and the text must be
         // the one the unstreamed envelope serialises to.

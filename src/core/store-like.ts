@@ -13,6 +13,8 @@ export interface RequestControl {
 /** A query's answer as JSON text chunks (the pool's `queryStream`): `failure` is a refusal, else the chunks follow. */
 export interface QueryStreamLike extends AsyncIterable<string> {
   readonly failure: Envelope<unknown> | null;
+  /** The whole answer's text when it came in one slice: the adapter sends it as it is, without iterating. */
+  readonly whole?: string;
 }
 
 /** The untyped store operations the adapter calls: a `DynamicStore` (`DataStore#dynamic`), or a pool (`createPool`). */
@@ -35,12 +37,13 @@ export interface StoreLike {
   watch?(type?: string, options?: { since?: number; query?: unknown; signal?: AbortSignal; onDrop?: (error: unknown) => void }): AsyncGenerator<{ seq: number }, void, undefined> & { nextBatch?(maxBytes: number): Promise<{ seq: number }[]> };
   changes?(type?: string, options?: { since?: number; query?: unknown; limit?: number; waitMs?: number; signal?: AbortSignal }): Promise<Envelope<unknown>>;
   /**
-   * A query's answer as slices of its envelope's JSON text (DynamicStore#queryText), read whole before it resolves:
+   * A query's answer as slices of its envelope's JSON text (DynamicStore#queryText), read whole before it is given:
    * the adapter sends them as they are, so no document is parsed and serialised again on its way out. When a store
    * has it, the adapters answer queries through it, not through `query`: a wrapper that changes what `query` answers
-   * (a tenant's scope) changes `queryText` too, or leaves it out.
+   * (a tenant's scope) changes `queryText` too, or leaves it out. A store answering at once (SQLite) answers without a
+   * promise, and the adapter answers in the same task.
    */
-  queryText?(type: string, query: unknown, options: unknown, size: SliceSize): Promise<{ failure: Envelope<never> | null; slices: TextSlices }>;
+  queryText?(type: string, query: unknown, options: unknown, size: SliceSize): { failure: Envelope<never> | null; slices: TextSlices } | Promise<{ failure: Envelope<never> | null; slices: TextSlices }>;
   /** A store that streams a query's answer (the pool): the adapter then writes it chunk by chunk, never whole. */
   queryStream?(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStreamLike>;
 }

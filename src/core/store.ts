@@ -9,7 +9,7 @@
 import type { TypeInfo } from '../catalogue/index.js';
 import { schemaAnswer, typesAnswer } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
-import type { Backend, ChangeEvent, Explained, InsertResult, Journal, StoredDoc } from '../backend.js';
+import type { Backend, ChangeEvent, Explained, InsertResult, Journal, MaybePromise, StoredDoc } from '../backend.js';
 import { DataStoreError, envelope, fail, requestError, RequestError, type Envelope } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import { encodeCursor } from '../query/cursor.js';
@@ -18,12 +18,12 @@ import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../
 import type { Condition } from '../query/ast.js';
 import { nearest, nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
-import type { Settings } from '../settings.js';
+import { uniqueAlone, type Settings } from '../settings.js';
 import { drained, envelopeSlices, listedRows, rowSlices, type SliceSize, type TextSlices } from './slices.js';
 import { changes, history, watch, type ChangesOptions, type WatchOptions } from './feed.js';
 import { journaled, journalOf, logRefusal, type RequestJournal } from './journal.js';
 import { load, plural, type LoadOptions } from './load.js';
-import { ensureOpen, parseContext, resolveType, run, andThen, type State } from './run.js';
+import { ensureOpen, parseContext, resolveType, run, runNow, andThen, type State } from './run.js';
 import { sameDocument, stamp, stamping, validateAll } from './stamp.js';
 import { fieldSets } from './update-body.js';
 
@@ -59,6 +59,9 @@ export interface InsertOptions extends WriteOptions {
 }
 
 type AnyDoc = Record<string, unknown>;
+
+/** What queryText's request answers once its slices are made: a success, never read beyond that. */
+const SLICED: Envelope<AnyDoc> = Object.freeze(envelope<AnyDoc>({}));
 
 const BAD_PARTS = 'insertMany: expected an array of { type, docs }';
 
@@ -155,9 +158,11 @@ export class CoreStore {
    * connection until the last slice or `close()`, for a store whose connection serves nothing else meanwhile (a worker
    * thread of the pool). Without it the answer is read whole before this returns, and no read stays open.
    * Documents the engine stores as JSON.stringify's text go out as read; others are serialised one at a time.
+   * Answered at once, not as a promise, where the engine answers at once (SQLite): a server's hot path takes it in
+   * the same task. Misuse (a closed store) throws, as `query` does.
    * @example const { failure, slices } = await store.queryText('Well', {}, undefined, { rows: 1000, chars: 1 << 20 }, true);
    */
-  async queryText(type: string, query: unknown, options: unknown, size: SliceSize, hold = false): Promise<{ failure: Envelope<never> | null; slices: TextSlices }> {
+  queryText(type: string, query: unknown, options: unknown, size: SliceSize, hold = false): MaybePromise<{ failure: Envelope<never> | null; slices: TextSlices }> {
     let streamed: TextSlices | undefined;
     const answer = () => {
       const { info, plan } = this.#read(type, query, options);
@@ -165,10 +170,11 @@ export class CoreStore {
       const tail = { issues: [...plan.issues] };
       // Whole documents where the engine stores JSON.stringify's text of them: sent as read, never parsed.
       const stored = backend.queryText !== undefined && plan.fields === null && plan.distance === null;
-      const rows = backend.capabilities.stream ? backend.stream(info, plan) : null;
+      // A pinpoint's one row comes as a page, read in one call: a stream's per-row steps cost more than the row.
+      const rows = backend.capabilities.stream && !(stored && this.#pinpoint(info, plan)) ? backend.stream(info, plan) : null;
       if (rows) {
         streamed = rowSlices(rows, tail, size, stored);
-        return envelope<AnyDoc>({});
+        return SLICED;
       }
       if (!stored) return this.#answer(info, plan);
       return andThen(
@@ -176,19 +182,21 @@ export class CoreStore {
         ({ data, total, next }) => {
           const cursor = next ? encodeCursor(plan.shape, next, backend.cursorKey) : null;
           streamed = rowSlices(listedRows(data, total), { ...tail, cursor }, size, true);
-          return envelope<AnyDoc>({});
+          return SLICED;
         },
       );
     };
     // Read to the end inside the request's run, where nothing else uses the connection (SQLite answers synchronously).
-    const env = await run(this.#state, () =>
+    const env = runNow(this.#state, () =>
       andThen(answer(), (e) => {
         if (streamed && !hold) streamed = drained(streamed);
         return e;
       }),
     );
-    if (streamed) return { failure: null, slices: streamed };
-    return { failure: env.success ? null : (env as Envelope<never>), slices: envelopeSlices(env, size) };
+    return andThen(env, (e) => {
+      if (streamed) return { failure: null, slices: streamed };
+      return { failure: e.success ? null : (e as Envelope<never>), slices: envelopeSlices(e, size) };
+    });
   }
 
   /**
@@ -445,6 +453,14 @@ export class CoreStore {
       if (plan.conditions.length === 0) return emptyQueryRefusal('purge', plan);
       return andThen(this.#state.backend.delete(info, plan, { ...journal, op: 'purge' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
+  }
+
+  /**
+   * Whether a plan matches one document at most (soft-deleted ones besides, with includeDeleted): an equality, to a
+   * value, on a field that alone is a unique key of its type.
+   */
+  #pinpoint(info: TypeInfo, plan: QueryPlan): boolean {
+    return plan.conditions.some((c) => c.op === 'eq' && c.value !== null && c.path.scalar && uniqueAlone(this.#state.settings, info.name, c.path.text));
   }
 
   /** True when the type's deletes are soft (the options, or the file, say so). */

@@ -208,6 +208,84 @@ function lingeringClose(req: IncomingMessage, limit: number): void {
   req.resume();
 }
 
+/** Writes a response: whole with its length, or streamed. Nothing thrown here may reach the host process: the answer is cut. */
+function send(req: IncomingMessage, res: ServerResponse, out: CoreResponse, maxBodyBytes: number): void {
+  try {
+    if (res.headersSent || res.destroyed) return;
+    if (out.body) {
+      void writeStreamed(res, out, out.body);
+      return;
+    }
+    const text = out.text ?? JSON.stringify(out.envelope);
+    res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+    // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.
+    if (out.headers.connection === 'close') res.once('finish', () => lingeringClose(req, maxBodyBytes));
+  } catch {
+    res.destroy();
+  }
+}
+
+/** A response's errors (a client gone mid-write) end its answer, nothing more. */
+const ignore = () => undefined;
+
+/**
+ * A node request as the routing core reads it. A class, not an object of closures: one allocation a request, and the
+ * query string, the headers' copy and the abort signal made only when a route asks for them.
+ */
+class NodeRequest implements CoreRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly #req: IncomingMessage;
+  readonly #query: string;
+  readonly #limit: number;
+  #searchParams: URLSearchParams | undefined;
+  #headers: Headers | undefined;
+  #abort: AbortController | undefined;
+  #gone = false;
+
+  constructor(req: IncomingMessage, target: { path: string; query: string }, limit: number) {
+    this.method = req.method ?? 'GET';
+    this.path = target.path;
+    this.#req = req;
+    this.#query = target.query;
+    this.#limit = limit;
+  }
+
+  get searchParams(): URLSearchParams {
+    return (this.#searchParams ??= new URLSearchParams(this.#query));
+  }
+
+  header(name: string): string | null {
+    return headerOf(this.#req, name);
+  }
+
+  /** Copied only for what reads them whole (authenticate). */
+  get headers(): Headers {
+    return (this.#headers ??= toHeaders(this.#req));
+  }
+
+  /** The body; an upstream body parser's `req.body` when it already consumed the stream. */
+  readBody(): Promise<Uint8Array | { parsed: unknown }> {
+    const preParsed = (this.#req as { body?: unknown }).body;
+    return preParsed !== undefined && this.#req.readableEnded ? Promise.resolve({ parsed: preParsed }) : readNodeBody(this.#req, this.#limit);
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#abort) {
+      this.#abort = new AbortController();
+      if (this.#gone) this.#abort.abort();
+    }
+    return this.#abort.signal;
+  }
+
+  /** The client left before its answer was written: a signal made or to be made is aborted. */
+  leave(): void {
+    this.#gone = true;
+    this.#abort?.abort();
+  }
+}
+
 /**
  * A node:http handler serving both route families under `basePath`; outside it, calls `next()` (or answers 404).
  * An upstream body parser's `req.body` is used when it already consumed the stream.
@@ -223,54 +301,15 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
       next();
       return;
     }
-    const preParsed = (req as { body?: unknown }).body;
-    const readBody = async () =>
-      preParsed !== undefined && req.readableEnded ? { parsed: preParsed } : readNodeBody(req, router.maxBodyBytes);
-    res.on('error', () => undefined);
-    // Made when a handler asks for the signal (a pool's query, a feed), not for every request.
-    let abort: AbortController | undefined;
-    let gone = false;
+    res.on('error', ignore);
+    const request = new NodeRequest(req, target, router.maxBodyBytes);
     // The client went away before the whole answer was written: the query's work stops.
     res.once('close', () => {
-      if (res.writableFinished) return;
-      gone = true;
-      abort?.abort();
+      if (!res.writableFinished) request.leave();
     });
-    let headers: Headers | undefined;
-    const request: CoreRequest = {
-      method: req.method ?? 'GET',
-      path: target.path,
-      searchParams: new URLSearchParams(target.query),
-      header: (name) => headerOf(req, name),
-      // Copied only for what reads them whole (authenticate).
-      get headers() {
-        return (headers ??= toHeaders(req));
-      },
-      readBody,
-      get signal() {
-        if (!abort) {
-          abort = new AbortController();
-          if (gone) abort.abort();
-        }
-        return abort.signal;
-      },
-    };
-    router
-      .handle(request)
-      .catch((e: unknown) => router.internal(e))
-      .then((out) => {
-        if (res.headersSent || res.destroyed) return;
-        if (out.body) {
-          void writeStreamed(res, out, out.body);
-          return;
-        }
-        const text = out.text ?? JSON.stringify(out.envelope);
-        res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(text) });
-        res.end(text);
-        // An unread body (too large, nested too deep, or unauthenticated) is not drained: the connection closes.
-        if (out.headers.connection === 'close') res.once('finish', () => lingeringClose(req, router.maxBodyBytes));
-      })
-      // Nothing thrown while answering may reach the host process as an unhandled rejection: cut the answer.
-      .catch(() => res.destroy());
+    const out = router.handle(request);
+    // Answered at once (a one-thread SQLite store, its body read), it is written in this task.
+    if (!(out instanceof Promise)) send(req, res, out, router.maxBodyBytes);
+    else out.then((o) => send(req, res, o, router.maxBodyBytes)).catch(() => res.destroy());
   };
 }

@@ -3,10 +3,11 @@ import { streams } from './pace.js';
 import { didYouMean } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
 import { eventJson } from '../core/fanout.js';
-import { textsOf } from '../core/slices.js';
+import { textsOf, type TextSlices } from '../core/slices.js';
 import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
+import { andThen } from '../core/run.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
 import { BodyError, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
@@ -14,7 +15,12 @@ export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
-type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => Promise<Envelope<unknown> | Streamed>;
+/** A value, or a promise of it where a step waits (the http layer does not import backend.ts, where its twin lives). */
+type MaybePromise<T> = T | Promise<T>;
+type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => MaybePromise<Envelope<unknown> | Streamed>;
+
+/** The head of every successful streamed or text answer: only its status is read, and it is never changed. */
+const SUCCESS: Envelope<unknown> = Object.freeze(envelope());
 
 /** A query answer as text: its status comes from `head` (a success), its JSON text from `body` (streamed) or `text`. */
 export interface Streamed {
@@ -111,19 +117,22 @@ function control(req: CoreRequest): { signal: AbortSignal } | undefined {
 /**
  * Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. A
  * store answering text (a DynamicStore) is sent its text as it is: its documents are never parsed and serialised
- * again.
+ * again, and when it answers at once (SQLite) so does this.
  */
-async function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
+function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): MaybePromise<Envelope<unknown> | Streamed> {
   if (store.queryStream) {
-    const stream = await store.queryStream(type, q, options, control(req));
-    return stream.failure ?? { head: envelope(), body: stream };
+    return store.queryStream(type, q, options, control(req)).then((stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
   }
   if (!store.queryText) return store.query(type, q, options, control(req));
-  const { failure, slices } = await store.queryText(type, q, options, TEXT_SLICES);
+  return andThen(store.queryText(type, q, options, TEXT_SLICES), taken);
+}
+
+/** A text answer as the route sends it: its one slice as it is (most answers), else its slices as a stream. */
+function taken({ failure, slices }: { failure: Envelope<never> | null; slices: TextSlices }): Envelope<unknown> | Streamed {
   if (failure) return failure;
   // Read whole by the store already (no read stays open on a connection that serves other requests meanwhile).
   const parts = textsOf(slices);
-  return parts.length === 1 ? { head: envelope(), text: parts[0] } : { head: envelope(), body: listed(parts) };
+  return parts.length === 1 ? { head: SUCCESS, text: parts[0] } : { head: SUCCESS, body: listed(parts) };
 }
 
 /** Chunks already made, as a streamed body. */
@@ -436,6 +445,9 @@ function activity(req: CoreRequest, options?: unknown): { activityId?: string } 
   return { ...(options ?? {}), activityId: id };
 }
 
+/** The headers of a JSON answer: one object for every answer that adds none (a bridge copies, never changes, them). */
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+
 /** Answers with more documents than this are written in slices (see envelopeText). */
 const STREAM_ROWS = 1000;
 
@@ -501,76 +513,99 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
     return subPath(path) !== undefined || explorer?.owns(path) === true;
   }
 
-  function respond(env: Envelope<unknown>, headers: Record<string, string> = {}): CoreResponse {
-    const status = statusOf(env);
-    return {
-      status: alwaysOk ? 200 : status,
-      headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...headers },
-      envelope: env,
-      // A long answer is written document by document, never as one string (which has a length limit, ~512 MB).
-      ...(env.data.length > STREAM_ROWS ? { body: envelopeText(env) } : {}),
-    };
+  function respond(env: Envelope<unknown>, headers?: Record<string, string>): CoreResponse {
+    const out: CoreResponse = { status: alwaysOk ? 200 : statusOf(env), headers: headers ? { ...JSON_HEADERS, ...headers } : JSON_HEADERS, envelope: env };
+    // A long answer is written document by document, never as one string (which has a length limit, ~512 MB).
+    if (env.data.length > STREAM_ROWS) out.body = envelopeText(env);
+    return out;
   }
 
   function failWith(code: ErrorCode, message: string, headers?: Record<string, string>): CoreResponse {
     return respond(fail([{ code, message }]), headers);
   }
 
-  async function handle(req: CoreRequest): Promise<CoreResponse> {
+  /**
+   * A request's response: at once when every step answers at once (a one-thread SQLite store, once the body is
+   * read), else a promise of it; never a rejection (a failure is its envelope).
+   */
+  function handle(req: CoreRequest): MaybePromise<CoreResponse> {
     try {
-      const sub = subPath(req.path);
-      const key = sub === undefined ? undefined : sub.replace(/\/$/, '');
-      const route: Route | undefined = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key as keyof typeof ROUTES] : undefined;
-      // Paths under the API's own prefix stay the API's (404, 405), even with the explorer at the root.
-      if (!route && (sub === undefined || basePath === '') && explorer?.owns(req.path)) {
-        // The page sits behind the same credentials as the API: a browser asks for them once, then sends them on every call.
-        if (authenticate && !(await authenticate({ method: req.method.toUpperCase(), path: req.path, headers: req.headers }))?.userId) {
-          return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });
-        }
-        return (await explorer.answer(req.path, req.method.toUpperCase()))!;
-      }
-      if (!route) return failWith('NOT_FOUND', `no route ${req.method} ${req.path}`);
-      const method = req.method.toUpperCase();
-      const entry = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
-      if (!entry) {
-        const allow = Object.keys(route.methods).join(', ');
-        return failWith('METHOD_NOT_ALLOWED', `${method} is not allowed on ${req.path}; use ${allow}`, { allow });
-      }
-      let target = untyped;
-      if (authenticate) {
-        const user = await authenticate({ method, path: req.path, headers: req.headers });
-        if (!user || typeof user.userId !== 'string' || user.userId === '') {
-          // The body is never read for an unauthenticated request: the connection closes instead of draining it.
-          return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge, connection: 'close' });
-        }
-        target = untyped.withUser(user.userId);
-      }
-      let body: Json = {};
-      if (entry.json) {
-        const type = req.header('content-type');
-        if (!isJsonContentType(type)) {
-          return failWith('UNSUPPORTED_MEDIA_TYPE', `request body must be application/json, got ${type ? JSON.stringify(type) : 'no content type'}`);
-        }
-        const parsed = parseJsonBody(await req.readBody());
-        if (!parsed.ok) return respond(parsed.envelope);
-        body = parsed.value;
-        const rejected = entry.keys && unknownKeys(body, entry.keys);
-        if (rejected) return respond(rejected);
-      }
-      const answer = await entry.run(target, body, req, site);
-      if (!('head' in answer)) return respond(answer);
-      const head = respond(answer.head);
-      const sent = answer.body ? { body: answer.body } : { text: answer.text };
-      return { ...head, headers: answer.headers ?? head.headers, ...sent, ...(answer.stop ? { stop: answer.stop } : {}) };
+      const out = dispatch(req);
+      return out instanceof Promise ? out.catch(caught) : out;
     } catch (e) {
-      if (e instanceof BodyError) {
-        return e.status === 413
-          ? failWith('PAYLOAD_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`, { connection: 'close' })
-          : // The rest of the body is unread (nested too deep) or unreadable: the connection closes instead of draining it.
-            failWith('INVALID_REQUEST', `request body: ${e.message}`, { connection: 'close' });
-      }
-      return internal(e);
+      return caught(e);
     }
+  }
+
+  /** A request to its route and method, through authentication; the answers of a path or method not served. */
+  function dispatch(req: CoreRequest): MaybePromise<CoreResponse> {
+    const sub = subPath(req.path);
+    const key = sub === undefined ? undefined : sub.endsWith('/') ? sub.slice(0, -1) : sub;
+    const route: Route | undefined = key !== undefined && Object.hasOwn(ROUTES, key) ? ROUTES[key as keyof typeof ROUTES] : undefined;
+    // Paths under the API's own prefix stay the API's (404, 405), even with the explorer at the root.
+    if (!route && (sub === undefined || basePath === '') && explorer?.owns(req.path)) return explore(req);
+    if (!route) return failWith('NOT_FOUND', `no route ${req.method} ${req.path}`);
+    const method = req.method.toUpperCase();
+    const entry = Object.hasOwn(route.methods, method) ? route.methods[method] : undefined;
+    if (!entry) {
+      const allow = Object.keys(route.methods).join(', ');
+      return failWith('METHOD_NOT_ALLOWED', `${method} is not allowed on ${req.path}; use ${allow}`, { allow });
+    }
+    if (!authenticate) return serve(entry, untyped, req);
+    return andThen(authenticate({ method, path: req.path, headers: req.headers }), (user) => {
+      if (!user || typeof user.userId !== 'string' || user.userId === '') {
+        // The body is never read for an unauthenticated request: the connection closes instead of draining it.
+        return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge, connection: 'close' });
+      }
+      return serve(entry, untyped.withUser(user.userId), req);
+      // A promise resolving to a promise is that promise's value.
+    }) as MaybePromise<CoreResponse>;
+  }
+
+  /** The explorer's page or files, behind the same credentials as the API: a browser asks for them once, then sends them on every call. */
+  async function explore(req: CoreRequest): Promise<CoreResponse> {
+    if (authenticate && !(await authenticate({ method: req.method.toUpperCase(), path: req.path, headers: req.headers }))?.userId) {
+      return failWith('UNAUTHORIZED', 'authentication required', { 'www-authenticate': challenge });
+    }
+    return (await explorer!.answer(req.path, req.method.toUpperCase()))!;
+  }
+
+  /** A route's answer for an admitted request: its JSON body read and checked first, where the route takes one. */
+  function serve(entry: Route['methods'][string], target: StoreLike, req: CoreRequest): MaybePromise<CoreResponse> {
+    if (!entry.json) return andThen(entry.run(target, {}, req, site), answered);
+    const type = req.header('content-type');
+    if (!isJsonContentType(type)) {
+      return failWith('UNSUPPORTED_MEDIA_TYPE', `request body must be application/json, got ${type ? JSON.stringify(type) : 'no content type'}`);
+    }
+    return req.readBody().then((raw) => {
+      const parsed = parseJsonBody(raw);
+      if (!parsed.ok) return respond(parsed.envelope);
+      const rejected = entry.keys && unknownKeys(parsed.value, entry.keys);
+      if (rejected) return respond(rejected);
+      return andThen(entry.run(target, parsed.value, req, site), answered);
+    });
+  }
+
+  /** The response of a route's answer: an envelope, or a text or streamed one with its success head. */
+  function answered(answer: Envelope<unknown> | Streamed): CoreResponse {
+    if (!('head' in answer)) return respond(answer);
+    const head = respond(answer.head);
+    if (answer.headers) head.headers = answer.headers;
+    if (answer.body) head.body = answer.body;
+    else head.text = answer.text;
+    if (answer.stop) head.stop = answer.stop;
+    return head;
+  }
+
+  /** A request's failure: an unreadable body's answer (its connection closes), or INTERNAL. */
+  function caught(e: unknown): CoreResponse {
+    if (e instanceof BodyError) {
+      return e.status === 413
+        ? failWith('PAYLOAD_TOO_LARGE', `request body is larger than ${maxBodyBytes} bytes`, { connection: 'close' })
+        : // The rest of the body is unread (nested too deep) or unreadable: the connection closes instead of draining it.
+          failWith('INVALID_REQUEST', `request body: ${e.message}`, { connection: 'close' });
+    }
+    return internal(e);
   }
 
   /** An unexpected error: its cause goes to onError with a request id; the answer carries only that id. */

@@ -14,7 +14,7 @@ import { DataStoreError, fail, internalFailure, type Envelope } from '../envelop
 import { LIMITS } from '../limits.js';
 import { parseQuery } from '../query/parse.js';
 import { KeyEstimates, openDatabase, type Db } from '../sqlite/index.js';
-import { resolveSettings, type OpenOptions, type Settings } from '../settings.js';
+import { resolveSettings, uniqueAlone, type OpenOptions, type Settings } from '../settings.js';
 import type { PoolOptions, PoolStats } from './pool.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
 import type { Batch, Head, Puller } from './stream.js';
@@ -282,7 +282,7 @@ export class Scheduler implements Puller<Job> {
       const values = c.op === 'eq' && c.value !== null ? 1 : c.op === 'in' ? c.values.length : 0;
       if (values === 0) continue;
       // A unique key of one field finds one row per value; any other index is estimated from the file.
-      const unique = this.settings.uniqueKeys[info.name]?.some((k) => k.length === 1 && k[0] === field);
+      const unique = uniqueAlone(this.settings, info.name, field);
       const perKey = unique ? 1 : this.#keyEstimates().rowsPerKey(info.name, field, this.settings.softDelete.includes(info.name));
       if (values * perKey <= FAST_ROWS) return true;
     }

@@ -28,6 +28,8 @@ export interface Puller<J> {
 export interface QueryStream extends AsyncIterable<string> {
   /** The refusal envelope (bad query, TIMEOUT before the first row), or null when rows follow. */
   readonly failure: Envelope<Record<string, unknown>> | null;
+  /** The whole answer's text when it came in one slice (most do): nothing more to pull, no worker held. */
+  readonly whole: string | undefined;
   /** Stops the query and frees its worker; a later step of the iteration throws TIMEOUT (harmless after the end). */
   cancel(): void;
 }
@@ -55,6 +57,7 @@ async function* chunks<J>(puller: Puller<J>, job: J, first: Batch): AsyncGenerat
 /** The QueryStream of one request, from its first answer on. */
 export class PoolQueryStream<J> implements QueryStream {
   readonly failure: Envelope<Record<string, unknown>> | null;
+  readonly whole: string | undefined;
   readonly #puller: Puller<J>;
   readonly #job: J | undefined;
   readonly #first: Batch;
@@ -66,6 +69,7 @@ export class PoolQueryStream<J> implements QueryStream {
     const whole = head.kind === 'done' ? (head.answer as Envelope<Record<string, unknown>>) : undefined;
     this.failure = whole && !whole.success ? whole : null;
     this.#first = head.kind === 'text' ? head.batch : { text: JSON.stringify(whole), end: true };
+    this.whole = this.failure === null && this.#first.end ? this.#first.text : undefined;
   }
 
   cancel(): void {

@@ -163,6 +163,29 @@ describe('answers as the store does', () => {
   });
 });
 
+describe('answers in one slice', () => {
+  it('hand their whole text at once (`whole`), what iterating them gives; longer and refused answers do not', async () => {
+    const { pool, store } = await both('whole.db');
+    try {
+      const docs = Array.from({ length: 1001 }, (_, i) => ({ pwi: `W-${i}` }));
+      expect((await store.insert('Well', docs)).errors).toEqual([]);
+      const one = await pool.queryStream('Well', { pwi: 'W-7' });
+      expect(one.whole).toBe(JSON.stringify(await store.query('Well', { pwi: 'W-7' })));
+      expect(await text(one)).toBe(one.whole);
+      // 1,001 documents: two slices of at most 1,000.
+      const long = await pool.queryStream('Well', {});
+      expect(long.whole).toBeUndefined();
+      expect(await text(long)).toBe(JSON.stringify(await store.query('Well', {})));
+      const refused = await pool.queryStream('Well', { pwi: { gte: 3 } });
+      expect(refused.failure?.errors[0]!.code).toBe('INVALID_QUERY');
+      expect(refused.whole).toBeUndefined();
+    } finally {
+      await pool.close();
+      await store.close();
+    }
+  });
+});
+
 describe('writes as the store does', () => {
   it('the same envelopes and the same documents for a sequence of writes, with a fixed clock and seeded ids', async () => {
     const options = { clock: () => '2024-05-01T12:00:00.000Z', ids: 7 };
