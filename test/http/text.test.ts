@@ -6,11 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import vm from 'node:vm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFetchHandler, createNodeHandler } from '../../src/http/index.js';
 import { DataStore } from '../../src/index.js';
 import type { StoreLike } from '../../src/core/store-like.js';
+import { textsOf } from '../../src/core/slices.js';
 
 const ODD = { sum: 0.1 + 0.2, big: 1e21, tiny: 5e-324, text: 'line\u2028"q"\\ \u0001 \ud800 日本' };
 
@@ -129,6 +131,53 @@ describe('answers not stored as text', () => {
       }
       expect(parts.length).toBeGreaterThan(10);
       expect(parts.join('')).toBe(JSON.stringify(await store.dynamic.query('Well', query, options)));
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('promises of another kind from the caller', () => {
+  it('are awaited as await takes them: an authenticate and a store answering thenables and promises of another realm', async () => {
+    const store = await wells();
+    try {
+      const foreign = vm.runInNewContext('(v) => Promise.resolve(v)') as <T>(v: T) => PromiseLike<T>;
+      const thenable = <T>(v: T): PromiseLike<T> => ({ then: (ok: (v: T) => void) => void setTimeout(() => ok(v), 1) }) as unknown as PromiseLike<T>;
+      const d = store.dynamic;
+      const wrapped = {
+        ...textOnly(store),
+        queryText: (...a: Parameters<typeof d.queryText>) => foreign(d.queryText(...a)),
+        types: () => thenable(d.types()),
+      } as unknown as StoreLike;
+      const handler = createFetchHandler(wrapped, { authenticate: () => thenable({ userId: 'u' }) });
+      const post = (body: unknown) => handler(new Request('http://x/api/data/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      const r = await post(BODIES[0]);
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe(JSON.stringify(await d.query('Well', BODIES[0]!.query)));
+      const types = await handler(new Request('http://x/api/data/types'));
+      expect(types.status).toBe(200);
+    } finally {
+      store.close();
+    }
+  });
+});
+
+describe('a read that fails on its way', () => {
+  it('answers its failure, not the slices it began', async () => {
+    const store = await wells();
+    try {
+      // A projection's rows are parsed as they are sliced: the 700th parse fails, after 600 rows were sliced.
+      const parse = JSON.parse;
+      let rows = 0;
+      const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+        if (++rows === 700) throw new Error('read failed');
+        return parse(text, reviver);
+      });
+      const answer = store.dynamic.queryText('Well', {}, { fields: ['pwi'] }, { rows: 100, chars: 1 << 20 });
+      spy.mockRestore();
+      const { failure, slices } = await answer;
+      expect(failure?.errors.map((e) => e.code)).toEqual(['INTERNAL']);
+      expect(JSON.parse(textsOf(slices).join(''))).toMatchObject({ success: false, data: [] });
     } finally {
       store.close();
     }
