@@ -24,6 +24,16 @@ async function wells() {
   return store;
 }
 
+/** Runs `fn` on the 1,200 Wells of `wells()`, and closes their store whatever happens. */
+async function withWells(fn: (store: DataStore) => Promise<void>): Promise<void> {
+  const store = await wells();
+  try {
+    await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
 /** The store's own operations, but `query`, which must not answer. */
 function textOnly(store: DataStore): StoreLike {
   const d = store.dynamic;
@@ -116,31 +126,22 @@ describe('reads of the one-thread server on its one connection', () => {
 });
 
 describe('answers not stored as text', () => {
-  it('are serialised a document at a time, in slices, byte for byte the envelope', async () => {
-    const store = await wells();
-    try {
+  it('are serialised a document at a time, in slices, byte for byte the envelope', () =>
+    withWells(async (store) => {
       const query = { pwi: { gte: 'W-0100' } };
       // A page (not streamed) of a projection (text built in SQL): what PostgreSQL's answers take too.
       const options = { fields: ['pwi', 'sum', 'text'], limit: 1000 };
       const { failure, slices } = await store.dynamic.queryText('Well', query, options, { rows: 100, chars: 1 << 20 });
       expect(failure).toBeNull();
-      const parts: string[] = [];
-      for (let s = slices.next(); ; s = slices.next()) {
-        parts.push(s.text);
-        if (s.end) break;
-      }
+      const parts = textsOf(slices);
       expect(parts.length).toBeGreaterThan(10);
       expect(parts.join('')).toBe(JSON.stringify(await store.dynamic.query('Well', query, options)));
-    } finally {
-      store.close();
-    }
-  });
+    }));
 });
 
 describe('promises of another kind from the caller', () => {
-  it('are awaited as await takes them: an authenticate and a store answering thenables and promises of another realm', async () => {
-    const store = await wells();
-    try {
+  it('are awaited as await takes them: an authenticate and a store answering thenables and promises of another realm', () =>
+    withWells(async (store) => {
       const foreign = vm.runInNewContext('(v) => Promise.resolve(v)') as <T>(v: T) => PromiseLike<T>;
       const thenable = <T>(v: T): PromiseLike<T> => ({ then: (ok: (v: T) => void) => void setTimeout(() => ok(v), 1) }) as unknown as PromiseLike<T>;
       const d = store.dynamic;
@@ -156,16 +157,12 @@ describe('promises of another kind from the caller', () => {
       expect(await r.text()).toBe(JSON.stringify(await d.query('Well', BODIES[0]!.query)));
       const types = await handler(new Request('http://x/api/data/types'));
       expect(types.status).toBe(200);
-    } finally {
-      store.close();
-    }
-  });
+    }));
 });
 
 describe('a read that fails on its way', () => {
-  it('answers its failure, not the slices it began', async () => {
-    const store = await wells();
-    try {
+  it('answers its failure, not the slices it began', () =>
+    withWells(async (store) => {
       // A projection's rows are parsed as they are sliced: the 700th parse fails, after 600 rows were sliced.
       const parse = JSON.parse;
       let rows = 0;
@@ -178,8 +175,5 @@ describe('a read that fails on its way', () => {
       const { failure, slices } = await answer;
       expect(failure?.errors.map((e) => e.code)).toEqual(['INTERNAL']);
       expect(JSON.parse(textsOf(slices).join(''))).toMatchObject({ success: false, data: [] });
-    } finally {
-      store.close();
-    }
-  });
+    }));
 });
