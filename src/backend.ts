@@ -29,8 +29,13 @@ export type MaybePromise<T> = T | Promise<T>;
  * `then`: a module exporting `then` is a thenable, which `await import()` would call.
  * @example andThen(backend.query(info, plan), (page) => page.total)
  */
-export function andThen<T, R>(value: T | Promise<T>, f: (v: T) => R): R | Promise<R> {
-  return value instanceof Promise ? value.then(f) : f(value);
+export function andThen<T, R>(value: T | PromiseLike<T>, f: (v: T) => R): R | Promise<R> {
+  if (value instanceof Promise) return value.then(f);
+  // A caller's promise of another kind (another realm's, a library's): taken as `await` takes it.
+  if (value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function') {
+    return Promise.resolve(value as PromiseLike<T>).then(f);
+  }
+  return f(value as T);
 }
 
 export type StoredDoc = Record<string, unknown>;

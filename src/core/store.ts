@@ -194,7 +194,9 @@ export class CoreStore {
       }),
     );
     return andThen(env, (e) => {
-      if (streamed) return { failure: null, slices: streamed };
+      // A read that failed on its way (drained or not) answers its failure, never the slices it began.
+      if (!e.success) streamed?.close();
+      else if (streamed) return { failure: null, slices: streamed };
       return { failure: e.success ? null : (e as Envelope<never>), slices: envelopeSlices(e, size) };
     });
   }

@@ -121,7 +121,7 @@ function control(req: CoreRequest): { signal: AbortSignal } | undefined {
  */
 function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): MaybePromise<Envelope<unknown> | Streamed> {
   if (store.queryStream) {
-    return store.queryStream(type, q, options, control(req)).then((stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
+    return Promise.resolve(store.queryStream(type, q, options, control(req))).then((stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
   }
   if (!store.queryText) return store.query(type, q, options, control(req));
   return andThen(store.queryText(type, q, options, TEXT_SLICES), taken);

@@ -19,7 +19,7 @@ export interface AuthResult {
 }
 
 /** Returns the user of a request, or null to answer 401. A `challenge` property sets the `WWW-Authenticate` header. */
-export type Authenticate = ((request: AuthRequest) => AuthResult | null | undefined | Promise<AuthResult | null | undefined>) & {
+export type Authenticate = ((request: AuthRequest) => AuthResult | null | undefined | PromiseLike<AuthResult | null | undefined>) & {
   challenge?: string;
 };
 

@@ -6,11 +6,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import vm from 'node:vm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createFetchHandler, createNodeHandler } from '../../src/http/index.js';
 import { DataStore } from '../../src/index.js';
 import type { StoreLike } from '../../src/core/store-like.js';
+import { textsOf } from '../../src/core/slices.js';
 
 const ODD = { sum: 0.1 + 0.2, big: 1e21, tiny: 5e-324, text: 'line\u2028"q"\\ \u0001 \ud800 日本' };
 
@@ -20,6 +22,16 @@ async function wells() {
   const docs = Array.from({ length: 1200 }, (_, i) => ({ pwi: `W-${String(i).padStart(4, '0')}`, ...ODD, n: i / 7 }));
   expect((await store.dynamic.insert('Well', docs)).errors).toEqual([]);
   return store;
+}
+
+/** Runs `fn` on the 1,200 Wells of `wells()`, and closes their store whatever happens. */
+async function withWells(fn: (store: DataStore) => Promise<void>): Promise<void> {
+  const store = await wells();
+  try {
+    await fn(store);
+  } finally {
+    store.close();
+  }
 }
 
 /** The store's own operations, but `query`, which must not answer. */
@@ -114,23 +126,54 @@ describe('reads of the one-thread server on its one connection', () => {
 });
 
 describe('answers not stored as text', () => {
-  it('are serialised a document at a time, in slices, byte for byte the envelope', async () => {
-    const store = await wells();
-    try {
+  it('are serialised a document at a time, in slices, byte for byte the envelope', () =>
+    withWells(async (store) => {
       const query = { pwi: { gte: 'W-0100' } };
       // A page (not streamed) of a projection (text built in SQL): what PostgreSQL's answers take too.
       const options = { fields: ['pwi', 'sum', 'text'], limit: 1000 };
       const { failure, slices } = await store.dynamic.queryText('Well', query, options, { rows: 100, chars: 1 << 20 });
       expect(failure).toBeNull();
-      const parts: string[] = [];
-      for (let s = slices.next(); ; s = slices.next()) {
-        parts.push(s.text);
-        if (s.end) break;
-      }
+      const parts = textsOf(slices);
       expect(parts.length).toBeGreaterThan(10);
       expect(parts.join('')).toBe(JSON.stringify(await store.dynamic.query('Well', query, options)));
-    } finally {
-      store.close();
-    }
-  });
+    }));
+});
+
+describe('promises of another kind from the caller', () => {
+  it('are awaited as await takes them: an authenticate and a store answering thenables and promises of another realm', () =>
+    withWells(async (store) => {
+      const foreign = vm.runInNewContext('(v) => Promise.resolve(v)') as <T>(v: T) => PromiseLike<T>;
+      const thenable = <T>(v: T): PromiseLike<T> => ({ then: (ok: (v: T) => void) => void setTimeout(() => ok(v), 1) }) as unknown as PromiseLike<T>;
+      const d = store.dynamic;
+      const wrapped = {
+        ...textOnly(store),
+        queryText: (...a: Parameters<typeof d.queryText>) => foreign(d.queryText(...a)),
+        types: () => thenable(d.types()),
+      } as unknown as StoreLike;
+      const handler = createFetchHandler(wrapped, { authenticate: () => thenable({ userId: 'u' }) });
+      const post = (body: unknown) => handler(new Request('http://x/api/data/query', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      const r = await post(BODIES[0]);
+      expect(r.status).toBe(200);
+      expect(await r.text()).toBe(JSON.stringify(await d.query('Well', BODIES[0]!.query)));
+      const types = await handler(new Request('http://x/api/data/types'));
+      expect(types.status).toBe(200);
+    }));
+});
+
+describe('a read that fails on its way', () => {
+  it('answers its failure, not the slices it began', () =>
+    withWells(async (store) => {
+      // A projection's rows are parsed as they are sliced: the 700th parse fails, after 600 rows were sliced.
+      const parse = JSON.parse;
+      let rows = 0;
+      const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+        if (++rows === 700) throw new Error('read failed');
+        return parse(text, reviver);
+      });
+      const answer = store.dynamic.queryText('Well', {}, { fields: ['pwi'] }, { rows: 100, chars: 1 << 20 });
+      spy.mockRestore();
+      const { failure, slices } = await answer;
+      expect(failure?.errors.map((e) => e.code)).toEqual(['INTERNAL']);
+      expect(JSON.parse(textsOf(slices).join(''))).toMatchObject({ success: false, data: [] });
+    }));
 });
