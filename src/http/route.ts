@@ -7,7 +7,7 @@ import { textsOf, type TextSlices } from '../core/slices.js';
 import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
-import { andThen } from '../core/run.js';
+import { andThen, type MaybePromise } from '../core/run.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
 import { BodyError, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
@@ -16,7 +16,6 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 type Json = Record<string, unknown>;
 /** A value, or a promise of it where a step waits (the http layer does not import backend.ts, where its twin lives). */
-type MaybePromise<T> = T | Promise<T>;
 type Handler = (store: StoreLike, body: Json, req: CoreRequest, site: Site) => MaybePromise<Envelope<unknown> | Streamed>;
 
 /** The head of every successful streamed or text answer: only its status is read, and it is never changed. */
@@ -121,7 +120,7 @@ function control(req: CoreRequest): { signal: AbortSignal } | undefined {
  */
 function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): MaybePromise<Envelope<unknown> | Streamed> {
   if (store.queryStream) {
-    return Promise.resolve(store.queryStream(type, q, options, control(req))).then((stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
+    return andThen(store.queryStream(type, q, options, control(req)), (stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
   }
   if (!store.queryText) return store.query(type, q, options, control(req));
   return andThen(store.queryText(type, q, options, TEXT_SLICES), taken);
