@@ -123,3 +123,16 @@ describe('query text inside a transaction held on the connection (SQLite)', () =
     }
   });
 });
+
+describe('query text of a slice size that is not one (misuse)', () => {
+  it('throws a TypeError before reading, for a number, a zero and a missing bound', () => {
+    const store = DataStore.open(':memory:');
+    try {
+      for (const size of [1 << 20, { rows: 0, chars: 64 }, { rows: 2 }, { rows: 2, chars: Infinity }, null]) {
+        expect(() => store.dynamic.queryText('Well', {}, undefined, size as never)).toThrow(new TypeError('queryText: size must be { rows, chars }, positive integers'));
+      }
+    } finally {
+      void store.close();
+    }
+  });
+});

@@ -18,7 +18,7 @@ import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../
 import type { Condition } from '../query/ast.js';
 import { nearest, nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
-import { uniqueAlone, type Settings } from '../settings.js';
+import { pinpoint, type Settings } from '../settings.js';
 import { drained, envelopeSlices, listedRows, rowSlices, type SliceSize, type TextSlices } from './slices.js';
 import { changes, history, watch, type ChangesOptions, type WatchOptions } from './feed.js';
 import { journaled, journalOf, logRefusal, type RequestJournal } from './journal.js';
@@ -163,6 +163,9 @@ export class CoreStore {
    * @example const { failure, slices } = await store.queryText('Well', {}, undefined, { rows: 1000, chars: 1 << 20 }, true);
    */
   queryText(type: string, query: unknown, options: unknown, size: SliceSize, hold = false): MaybePromise<{ failure: Envelope<never> | null; slices: TextSlices }> {
+    // A slice of no size would never end: misuse, refused before anything is read.
+    const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
+    if (!isPlainObject(size) || !whole(size.rows) || !whole(size.chars)) throw new TypeError('queryText: size must be { rows, chars }, positive integers');
     let streamed: TextSlices | undefined;
     const answer = () => {
       const { info, plan } = this.#read(type, query, options);
@@ -462,7 +465,7 @@ export class CoreStore {
    * value, on a field that alone is a unique key of its type.
    */
   #pinpoint(info: TypeInfo, plan: QueryPlan): boolean {
-    return plan.conditions.some((c) => c.op === 'eq' && c.value !== null && c.path.scalar && uniqueAlone(this.#state.settings, info.name, c.path.text));
+    return pinpoint(this.#state.settings, info.name, plan.conditions);
   }
 
   /** True when the type's deletes are soft (the options, or the file, say so). */
