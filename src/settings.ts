@@ -178,6 +178,23 @@ export function uniqueAlone(settings: Pick<Settings, 'uniqueKeys'>, type: string
   return field === 'id' || settings.uniqueKeys[type]?.some((k) => k.length === 1 && k[0] === field) === true;
 }
 
+/** What `pinpoint` reads of a parsed condition. */
+interface PinpointCondition {
+  readonly op: string;
+  readonly value?: unknown;
+  readonly path: { readonly scalar: boolean; readonly text: string };
+}
+
+/**
+ * Whether a query's conditions find one document at most (soft-deleted ones besides, with includeDeleted): an
+ * equality, to a value, on a field that alone is a unique key of `type`. The one statement of that rule, for the
+ * store's one-statement reads and the pool's reads on its own thread.
+ * @example pinpoint(settings, 'Well', parseQuery(ctx, { pwi: 'W1' }).conditions) // true
+ */
+export function pinpoint(settings: Pick<Settings, 'uniqueKeys'>, type: string, conditions: readonly PinpointCondition[]): boolean {
+  return conditions.some((c) => c.op === 'eq' && c.value !== null && c.path.scalar && uniqueAlone(settings, type, c.path.text));
+}
+
 /**
  * Validates open options (misuse throws TypeError/RangeError at once, with a typo hint) and applies the defaults.
  * @example const settings = resolveSettings({ userId: 'etl' }, 'DataStore.open');

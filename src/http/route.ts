@@ -391,6 +391,8 @@ export function normaliseBasePath(basePath: string): string {
 /** `application/json` with an optional utf-8 charset, any case. */
 export function isJsonContentType(value: string | null): boolean {
   if (!value) return false;
+  // What clients send nearly always, answered without splitting it.
+  if (value === 'application/json') return true;
   const [type, ...params] = value.split(';').map((s) => s.trim().toLowerCase());
   if (type !== 'application/json') return false;
   for (const p of params) {
@@ -412,10 +414,10 @@ export function parseJsonBody(source: Uint8Array | { parsed: unknown }): { ok: t
     } catch {
       return { ok: false, envelope: bad('request body: not valid UTF-8') };
     }
-    if (text.trim() === '') return { ok: false, envelope: bad('request body: expected a JSON object, got an empty body') };
     try {
       value = JSON.parse(text);
     } catch (e) {
+      if (text.trim() === '') return { ok: false, envelope: bad('request body: expected a JSON object, got an empty body') };
       return { ok: false, envelope: bad(`request body: malformed JSON (${(e as Error).message})`) };
     }
   } else {

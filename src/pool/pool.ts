@@ -1,8 +1,9 @@
 /**
- * A pooled store over one database file, for servers: no request runs on the caller's thread.
+ * A pooled store over one database file, for servers: no request but a pinpoint read runs on the caller's thread.
  *
  * - Reads run in worker threads, each with a `DynamicStore` on its own connection (WAL lets readers run beside the
- *   writer). Cheap queries (an equality or `in` on an indexed field estimated to find at most FAST_ROWS rows, from
+ *   writer); a pinpoint (an equality on a unique key: one document at most) on the pool's own thread, where its
+ *   read costs less than sending it to a worker and its answer back. Cheap queries (an equality or `in` on an indexed field estimated to find at most FAST_ROWS rows, from
  *   the file's statistics or a bounded walk of the index: scheduler.ts `#cheap`) have a lane of their own, one
  *   worker that runs nothing else, so a flood of scans never queues them; general workers run everything else, and
  *   cheap queries too when they are idle.
@@ -61,8 +62,11 @@ export interface PoolStats {
   /** Live workers by lane; `busy` run a request, `parked` wait for their consumer, `stopping` are exiting. */
   workers: { fast: number; general: number; writer: number; busy: number; parked: number; stopping: number };
   queued: number;
-  /** Requests sent to each lane since the pool opened: `fast` only those estimated cheap (see FAST_ROWS). */
-  routed: { fast: number; general: number; write: number };
+  /**
+   * Requests sent to each lane since the pool opened: `main` the pinpoints read on the pool's own thread (an equality
+   * on a unique key), `fast` those estimated cheap (see FAST_ROWS).
+   */
+  routed: { main: number; fast: number; general: number; write: number };
   /** Workers terminated because their request was stopped (deadline, abort, cancel). */
   stopped: number;
   /** Workers that died on their own. */
@@ -212,7 +216,7 @@ export class PooledStore {
 
   /** The change feed as an async iterator (see DynamicStore.watch), read on this thread's own connection. */
   watch(type?: string, options?: WatchOptions): AsyncGenerator<ChangeEvent, void, undefined> {
-    return this.#core.feed().watch(type, options);
+    return this.#core.local().watch(type, options);
   }
 
   /**
@@ -223,9 +227,9 @@ export class PooledStore {
   changes(type?: string, options?: ChangesOptions): Promise<Envelope<ChangeEvent>> {
     const o = options;
     // Options the store refuses are passed on as they are, for it to answer.
-    if (this.#maxQueryMs === Infinity || typeof o !== 'object' || o === null || !(o.signal === undefined || o.signal instanceof AbortSignal)) return this.#core.feed().changes(type, o);
+    if (this.#maxQueryMs === Infinity || typeof o !== 'object' || o === null || !(o.signal === undefined || o.signal instanceof AbortSignal)) return this.#core.local().changes(type, o);
     const deadline = AbortSignal.timeout(this.#maxQueryMs);
-    return this.#core.feed().changes(type, { ...o, signal: o.signal ? AbortSignal.any([o.signal, deadline]) : deadline });
+    return this.#core.local().changes(type, { ...o, signal: o.signal ? AbortSignal.any([o.signal, deadline]) : deadline });
   }
 
   /** A type's fields and kinds; answered at once, without a worker. */

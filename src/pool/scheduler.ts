@@ -2,7 +2,8 @@
  * The pool's scheduler: requests queue per lane (cheap reads, other reads, writes), run on a free worker of their
  * lane (general readers also take cheap reads when idle), and are stopped past their deadline or on abort: a
  * queued one dropped, a running one's worker terminated and replaced, a parked one closed. It keeps the lanes
- * staffed (workers.ts keeps the threads) and answers every request exactly once.
+ * staffed (workers.ts keeps the threads) and answers every request exactly once. A pinpoint (one document at most,
+ * by a unique key) is read on this thread, through its own store: two hops between threads cost more than its read.
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -14,11 +15,13 @@ import { DataStoreError, fail, internalFailure, type Envelope } from '../envelop
 import { LIMITS } from '../limits.js';
 import { parseQuery } from '../query/parse.js';
 import { KeyEstimates, openDatabase, type Db } from '../sqlite/index.js';
-import { resolveSettings, uniqueAlone, type OpenOptions, type Settings } from '../settings.js';
+import { pinpoint, resolveSettings, uniqueAlone, type OpenOptions, type Settings } from '../settings.js';
 import type { PoolOptions, PoolStats } from './pool.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
 import type { Batch, Head, Puller } from './stream.js';
-import { defaultWorkerScript, LANES, WorkerSet, type Lane, type Slot } from './workers.js';
+import { defaultWorkerScript, LANES, SLICE, WorkerSet, type Lane, type Slot } from './workers.js';
+import { textsOf } from '../core/slices.js';
+import { andThen } from '../backend.js';
 
 /** One request, from its call to its last answer. */
 export interface Job {
@@ -42,6 +45,19 @@ export interface Job {
 }
 
 const POOL_OPTIONS = ['readers', 'maxQueryMs', 'maxQueued', 'maxParked', 'maxParkMs', 'workerScript'];
+
+/**
+ * Whether a value is plain data (primitives, arrays, plain objects; at most LIMITS.depth deep), which reaches a worker
+ * as it is: read on this thread, a request refused for holding anything else would be answered otherwise than there.
+ */
+function plainData(value: unknown, depth: number): boolean {
+  if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol';
+  if (depth >= LIMITS.depth) return false;
+  if (Array.isArray(value)) return value.every((v) => plainData(v, depth + 1));
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (!plainData(value[key], depth + 1)) return false;
+  return true;
+}
 
 /** Estimated rows at most which a query is cheap and takes the fast lane: one slice of an answer (BATCH_ROWS). */
 export const FAST_ROWS = 1000;
@@ -68,7 +84,7 @@ export class Scheduler implements Puller<Job> {
     general: { failures: 0, retryAt: 0 },
   };
   readonly #stats = { stopped: 0, crashed: 0, timeouts: 0, aborts: 0 };
-  readonly #routed: Record<Lane, number> = { write: 0, fast: 0, general: 0 };
+  readonly #routed: Record<Lane | 'main', number> = { main: 0, write: 0, fast: 0, general: 0 };
   #started = false;
   #nextId = 1;
   closed = false;
@@ -134,7 +150,13 @@ export class Scheduler implements Puller<Job> {
   /** Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. */
   submit(op: Op, args: unknown[], userId: string, signal: AbortSignal | undefined): { job: Job | undefined; head: Promise<Head> } {
     this.open();
-    const lane: Lane = WRITES.has(op) ? 'write' : op === 'query' && this.#cheap(args[0], args[1]) ? 'fast' : 'general';
+    const route = WRITES.has(op) ? 'write' : op === 'query' ? this.#readLane(args[0], args[1], args[2]) : 'general';
+    if (route === 'main' && !signal?.aborted) {
+      this.#routed.main++;
+      return { job: undefined, head: this.#readHere(args) };
+    }
+    // Aborted already: answered as on any lane.
+    const lane: Lane = route === 'main' ? 'fast' : route;
     this.#routed[lane]++;
     const job: Job = { id: this.#nextId++, op, args, userId, lane, state: 'queued', started: false };
     const head = new Promise<Head>((resolve, reject) => (job.waiter = { resolve: resolve as (v: Head | Batch) => void, reject }));
@@ -258,23 +280,27 @@ export class Scheduler implements Puller<Job> {
   }
 
   /**
-   * Whether a query is cheap, the one rule of the fast lane: an equality or `in` on a field leading an index whose
-   * estimated matches (values × rows per key, KeyEstimates) are at most FAST_ROWS. A query that does not parse is not.
+   * Where a query runs. A pinpoint (see `pinpoint`) with options of plain data, on this thread ('main'). A cheap query
+   * on the fast lane, the one rule of that lane: an equality or `in` on a field leading an index whose estimated
+   * matches (values × rows per key, KeyEstimates) are at most FAST_ROWS. Anything else, and a query that does not
+   * parse, on the general lane.
    */
-  #cheap(type: unknown, query: unknown): boolean {
-    if (typeof type !== 'string' || type.length > LIMITS.nameLength) return false;
+  #readLane(type: unknown, query: unknown, options: unknown): 'main' | 'fast' | 'general' {
+    if (typeof type !== 'string' || type.length > LIMITS.nameLength) return 'general';
     const info = this.settings.catalogue.resolve(type);
     const keyed = info && this.settings.keyed.get(info.name);
-    if (!info || !keyed) return false;
+    if (!info || !keyed) return 'general';
     // On the event loop: a hostile query of a million keys is refused by its worker, not listed here.
     let keys = 0;
-    if (isPlainObject(query)) for (const _ in query) if (++keys > LIMITS.conditions) return false;
+    if (isPlainObject(query)) for (const _ in query) if (++keys > LIMITS.conditions) return 'general';
     let conditions;
     try {
       conditions = parseQuery({ type: info, strict: this.settings.strict }, query ?? {}).conditions;
     } catch {
-      return false;
+      return 'general';
     }
+    // Plain data only: what a worker could not be sent (a function, a class instance) is refused as it is there.
+    if (pinpoint(this.settings, info.name, conditions) && plainData(options, 0)) return 'main';
     for (const c of conditions) {
       if (!c.path.scalar || c.path.steps.length !== 1) continue;
       const field = c.path.steps[0]!.name;
@@ -284,9 +310,25 @@ export class Scheduler implements Puller<Job> {
       // A unique key of one field finds one row per value; any other index is estimated from the file.
       const unique = uniqueAlone(this.settings, info.name, field);
       const perKey = unique ? 1 : this.#keyEstimates().rowsPerKey(info.name, field, this.settings.softDelete.includes(info.name));
-      if (values * perKey <= FAST_ROWS) return true;
+      if (values * perKey <= FAST_ROWS) return 'fast';
     }
-    return false;
+    return 'general';
+  }
+
+  /**
+   * A pinpoint read on this thread's own store, whole (one document at most: one slice). Without a deadline or an
+   * abort: a read of one row by a unique index has nothing to stop.
+   */
+  #readHere(args: unknown[]): Promise<Head> {
+    const [type, query, options] = args;
+    try {
+      const answer = andThen(this.local().queryText(type as string, query, options, SLICE), ({ failure, slices }): Head =>
+        failure ? { kind: 'done', answer: failure } : { kind: 'text', batch: { text: textsOf(slices).join(''), end: true } },
+      );
+      return Promise.resolve(answer).catch((e: unknown): Head => ({ kind: 'done', answer: this.#internal(e) }));
+    } catch (e) {
+      return Promise.resolve({ kind: 'done', answer: this.#internal(e) });
+    }
   }
 
   #keyEstimates(): KeyEstimates {
@@ -489,13 +531,16 @@ export class Scheduler implements Puller<Job> {
     return Promise.resolve(typesAnswer(this.settings.catalogue));
   }
 
-  /** A connection of this thread to the file, for the change feed: polling it is a cheap read (data_version). */
-  #feed: DynamicStore | undefined;
+  /**
+   * This thread's own store over the file, for the change feed (polling it is a cheap read of data_version) and
+   * pinpoint reads (#readHere).
+   */
+  #local: DynamicStore | undefined;
 
-  feed(): DynamicStore {
+  local(): DynamicStore {
     this.open();
-    this.#feed ??= DynamicStore.open(this.#file, { ...this.#workerOptions, clock: this.#clock, onError: this.#onError } as OpenOptions<CatalogueShape>);
-    return this.#feed;
+    this.#local ??= DynamicStore.open(this.#file, { ...this.#workerOptions, clock: this.#clock, onError: this.#onError } as OpenOptions<CatalogueShape>);
+    return this.#local;
   }
 
   schema(type: string): Promise<Envelope<{ name: string; type: string }>> {
@@ -539,7 +584,7 @@ export class Scheduler implements Puller<Job> {
     this.#closing ??= (async () => {
       this.closed = true;
       // Watches end with their store.
-      void this.#feed?.close().catch(() => undefined);
+      void this.#local?.close().catch(() => undefined);
       this.#db?.close();
       for (const lane of LANES) for (const job of this.#queues[lane].splice(0)) this.#settle(job, this.#cancelled(job, 'closed'));
       for (const slot of [...this.#workers.slots]) {

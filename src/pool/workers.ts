@@ -17,6 +17,8 @@ export const LANES: readonly Lane[] = ['write', 'fast', 'general'];
 /** A query's answer per message: at most this many documents or about this many characters of JSON. */
 const BATCH_ROWS = 1000;
 const BATCH_CHARS = 1 << 20;
+/** The size of an answer's slices: the most that is held or sent at once. */
+export const SLICE = { rows: BATCH_ROWS, chars: BATCH_CHARS } as const;
 /** How long a worker may wait for its consumer before its lane starts a replacement. */
 const PARK_MS = 50;
 /** The CPU priority of general readers (see WorkerConfig.nice). */

@@ -56,14 +56,14 @@ describe('the fast lane takes cheap queries only', () => {
     expect(BIG.pwi.in.length * PER_WELL).toBeGreaterThan(FAST_ROWS);
     const p = await pool();
     expect((await p.query('DailyProduction', BIG)).total).toBe(10 * PER_WELL);
-    expect(p.stats().routed).toEqual({ fast: 0, general: 1, write: 0 });
+    expect(p.stats().routed).toEqual({ main: 0, fast: 0, general: 1, write: 0 });
     expect((await p.query('DailyProduction', { pwi: { in: pwis(2) } })).total).toBe(2 * PER_WELL);
     expect((await p.query('DailyProduction', { pwi: 'P0003' })).total).toBe(PER_WELL);
-    expect(p.stats().routed).toEqual({ fast: 2, general: 1, write: 0 });
+    expect(p.stats().routed).toEqual({ main: 0, fast: 2, general: 1, write: 0 });
     // No index serves it, or it does not parse: not cheap.
     await p.query('DailyProduction', { wellName: 'x' });
     expect((await p.query('DailyProduction', { pwi: { near: 1 } })).errors[0]!.code).toBe('INVALID_QUERY');
-    expect(p.stats().routed).toEqual({ fast: 2, general: 3, write: 0 });
+    expect(p.stats().routed).toEqual({ main: 0, fast: 2, general: 3, write: 0 });
   });
 
   it('rows per key come from sqlite_stat1 when the file has been analysed, else from a walk of the index: the same figure here', () => {
@@ -95,6 +95,45 @@ describe('the fast lane takes cheap queries only', () => {
         db.close();
       }
     }
+  });
+});
+
+describe("pinpoints on the pool's own thread", () => {
+  it('an equality on a unique key is read on the main thread, answered as a worker answers it, soft delete applied', async () => {
+    const wells = dir.file('pinpoint.db');
+    const q = await createPool(wells, { readers: 1, workerScript: script, softDelete: ['Well'] });
+    pools.push(q);
+    expect((await q.insert('Well', [{ pwi: 'W1' }, { pwi: 'W2' }])).count).toBe(2);
+    expect((await q.delete('Well', { pwi: 'W1' })).count).toBe(1);
+    const here = await q.query('Well', { pwi: 'W2' });
+    // The same document through a worker (an `in` is never a pinpoint): the same answer.
+    const there = await q.query('Well', { pwi: { in: ['W2'] } });
+    expect(q.stats().routed).toEqual({ main: 1, fast: 1, general: 0, write: 2 });
+    expect(here).toEqual(there);
+    expect(here.data.map((d) => d.pwi)).toEqual(['W2']);
+    // Soft-deleted: not found here either, and found with includeDeleted.
+    expect((await q.query('Well', { pwi: 'W1' })).count).toBe(0);
+    expect((await q.query('Well', { pwi: 'W1' }, { includeDeleted: true })).data.map((d) => d.pwi)).toEqual(['W1']);
+    // A write through the writer thread is seen by the next pinpoint.
+    await q.insert('Well', [{ pwi: 'W3' }]);
+    expect((await q.query('Well', { id: (await q.query('Well', { pwi: 'W3' })).data[0]!.id })).count).toBe(1);
+    expect(q.stats().routed.main).toBe(5);
+    // A refusal is answered here as there.
+    const bad = await q.query('Well', { pwi: 'W2' }, { limit: -1 });
+    expect(bad.errors[0]!.code).toBe('INVALID_REQUEST');
+    expect(bad.errors).toEqual((await q.query('Well', { pwi: { in: ['W2'] } }, { limit: -1 })).errors);
+    expect(q.stats().routed.main).toBe(6);
+  });
+
+  it('options a worker could not be sent, or an aborted signal, are answered as on any lane', async () => {
+    const q = await createPool(dir.file('pinpoint-odd.db'), { readers: 1, workerScript: script });
+    pools.push(q);
+    await q.insert('Well', [{ pwi: 'W1' }]);
+    const r = await q.query('Well', { pwi: 'W1' }, { limit: 1, odd: () => 1 } as never);
+    expect(r.errors[0]!.code).toBe('INVALID_REQUEST');
+    const aborted = await q.query('Well', { pwi: 'W1' }, undefined, { signal: AbortSignal.abort() });
+    expect(aborted.errors[0]!.code).toBe('TIMEOUT');
+    expect(q.stats().routed).toEqual({ main: 0, fast: 2, general: 0, write: 1 });
   });
 });
 
