@@ -6,6 +6,7 @@
  * by a unique key) is read on this thread, through its own store: two hops between threads cost more than its read.
  */
 import { existsSync } from 'node:fs';
+import { types } from 'node:util';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
@@ -47,16 +48,25 @@ export interface Job {
 const POOL_OPTIONS = ['readers', 'maxQueryMs', 'maxQueued', 'maxParked', 'maxParkMs', 'workerScript'];
 
 /**
- * Whether a value is plain data (primitives, arrays, plain objects; at most LIMITS.depth deep), which reaches a worker
- * as it is: read on this thread, a request refused for holding anything else would be answered otherwise than there.
+ * Whether a value is JSON-like data — primitives, and arrays and plain objects of them, at most LIMITS.depth deep —
+ * which reaches a worker as it is. A function, a symbol, a class instance or a proxy does not: such a request goes to
+ * a worker's lane, to be refused there as ever. A getter that throws makes it not so (it would throw there too).
  */
-function plainData(value: unknown, depth: number): boolean {
-  if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol';
-  if (depth >= LIMITS.depth) return false;
-  if (Array.isArray(value)) return value.every((v) => plainData(v, depth + 1));
-  if (!isPlainObject(value)) return false;
-  for (const key in value) if (!plainData(value[key], depth + 1)) return false;
-  return true;
+function plainData(value: unknown, depth = 0): boolean {
+  try {
+    if (value === null || typeof value !== 'object') return typeof value !== 'function' && typeof value !== 'symbol';
+    if (depth >= LIMITS.depth || types.isProxy(value) || !(Array.isArray(value) || isPlainObject(value))) return false;
+    // Own enumerable keys only (a sparse array's holes are not walked), as a structured clone takes them.
+    for (const key in value) if (!plainData((value as Record<string, unknown>)[key], depth + 1)) return false;
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a query's options (plain data: see plainData) may ask for soft-deleted documents too. */
+function includesDeleted(options: unknown): boolean {
+  return isPlainObject(options) && options.includeDeleted !== undefined && options.includeDeleted !== false;
 }
 
 /** Estimated rows at most which a query is cheap and takes the fast lane: one slice of an answer (BATCH_ROWS). */
@@ -139,6 +149,9 @@ export class Scheduler implements Puller<Job> {
       this.#started = true;
       this.#schedule();
       await Promise.all(this.#workers.slots.map((s) => s.ready));
+      // This thread's store, for pinpoints: opened once the writer has brought the schema up to date, so opening
+      // writes nothing and waits for no lock; a file it cannot open fails the start as a worker's would.
+      this.local();
     } catch (e) {
       await this.close();
       throw e;
@@ -150,12 +163,13 @@ export class Scheduler implements Puller<Job> {
   /** Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. */
   submit(op: Op, args: unknown[], userId: string, signal: AbortSignal | undefined): { job: Job | undefined; head: Promise<Head> } {
     this.open();
-    const route = WRITES.has(op) ? 'write' : op === 'query' ? this.#readLane(args[0], args[1], args[2]) : 'general';
-    if (route === 'main' && !signal?.aborted) {
+    const route = WRITES.has(op) ? 'write' : op === 'query' ? this.#readLane(args[0], args[1]) : 'general';
+    // Read here when a worker could be sent it (one it could not be sent is refused there, as elsewhere), and not
+    // with includeDeleted: with soft deletes a unique key's index holds live documents only, so that is no pinpoint.
+    if (route === 'main' && !signal?.aborted && plainData(args[1]) && plainData(args[2]) && !includesDeleted(args[2])) {
       this.#routed.main++;
       return { job: undefined, head: this.#readHere(args) };
     }
-    // Aborted already: answered as on any lane.
     const lane: Lane = route === 'main' ? 'fast' : route;
     this.#routed[lane]++;
     const job: Job = { id: this.#nextId++, op, args, userId, lane, state: 'queued', started: false };
@@ -280,12 +294,12 @@ export class Scheduler implements Puller<Job> {
   }
 
   /**
-   * Where a query runs. A pinpoint (see `pinpoint`) with options of plain data, on this thread ('main'). A cheap query
+   * Where a query runs. A pinpoint (see `pinpoint`) on this thread ('main'). A cheap query
    * on the fast lane, the one rule of that lane: an equality or `in` on a field leading an index whose estimated
    * matches (values × rows per key, KeyEstimates) are at most FAST_ROWS. Anything else, and a query that does not
    * parse, on the general lane.
    */
-  #readLane(type: unknown, query: unknown, options: unknown): 'main' | 'fast' | 'general' {
+  #readLane(type: unknown, query: unknown): 'main' | 'fast' | 'general' {
     if (typeof type !== 'string' || type.length > LIMITS.nameLength) return 'general';
     const info = this.settings.catalogue.resolve(type);
     const keyed = info && this.settings.keyed.get(info.name);
@@ -299,8 +313,7 @@ export class Scheduler implements Puller<Job> {
     } catch {
       return 'general';
     }
-    // Plain data only: what a worker could not be sent (a function, a class instance) is refused as it is there.
-    if (pinpoint(this.settings, info.name, conditions) && plainData(options, 0)) return 'main';
+    if (pinpoint(this.settings, info.name, conditions)) return 'main';
     for (const c of conditions) {
       if (!c.path.scalar || c.path.steps.length !== 1) continue;
       const field = c.path.steps[0]!.name;

@@ -111,13 +111,19 @@ describe("pinpoints on the pool's own thread", () => {
     expect(q.stats().routed).toEqual({ main: 1, fast: 1, general: 0, write: 2 });
     expect(here).toEqual(there);
     expect(here.data.map((d) => d.pwi)).toEqual(['W2']);
-    // Soft-deleted: not found here either, and found with includeDeleted.
+    // Soft-deleted: not found here either. With includeDeleted it is no pinpoint (the unique index holds live
+    // documents only): a worker finds it.
     expect((await q.query('Well', { pwi: 'W1' })).count).toBe(0);
     expect((await q.query('Well', { pwi: 'W1' }, { includeDeleted: true })).data.map((d) => d.pwi)).toEqual(['W1']);
+    expect(q.stats().routed).toEqual({ main: 2, fast: 2, general: 0, write: 2 });
     // A write through the writer thread is seen by the next pinpoint.
     await q.insert('Well', [{ pwi: 'W3' }]);
     expect((await q.query('Well', { id: (await q.query('Well', { pwi: 'W3' })).data[0]!.id })).count).toBe(1);
-    expect(q.stats().routed.main).toBe(5);
+    expect(q.stats().routed.main).toBe(4);
+    // A document past one slice (~1 MB of text) comes whole, as its text.
+    await q.insert('Well', [{ pwi: 'BIG', extra: { text: 'é😀'.repeat(600_000) } }]);
+    const whole = await q.queryStream('Well', { pwi: 'BIG' });
+    expect(whole.whole).toBe(JSON.stringify(await q.query('Well', { pwi: { in: ['BIG'] } })));
     // A refusal is answered here as there.
     const bad = await q.query('Well', { pwi: 'W2' }, { limit: -1 });
     expect(bad.errors[0]!.code).toBe('INVALID_REQUEST');
@@ -129,11 +135,22 @@ describe("pinpoints on the pool's own thread", () => {
     const q = await createPool(dir.file('pinpoint-odd.db'), { readers: 1, workerScript: script });
     pools.push(q);
     await q.insert('Well', [{ pwi: 'W1' }]);
+    const refused = "request: holds a value that cannot reach the store's worker threads (a function, symbol or class instance); send JSON values";
     const r = await q.query('Well', { pwi: 'W1' }, { limit: 1, odd: () => 1 } as never);
-    expect(r.errors[0]!.code).toBe('INVALID_REQUEST');
+    expect(r.errors).toEqual([{ code: 'INVALID_REQUEST', message: refused }]);
+    // A getter that throws is an answer too, never a rejection.
+    const getter = await q.query('Well', { pwi: 'W1' }, {
+      get limit(): number {
+        throw new Error('no');
+      },
+    });
+    expect(getter.errors).toEqual([{ code: 'INVALID_REQUEST', message: refused }]);
+    // A proxy looks like a plain object, and cannot be sent either.
+    const proxied = await q.query('Well', new Proxy({ pwi: 'W1' }, {}));
+    expect(proxied.errors).toEqual([{ code: 'INVALID_REQUEST', message: refused }]);
     const aborted = await q.query('Well', { pwi: 'W1' }, undefined, { signal: AbortSignal.abort() });
     expect(aborted.errors[0]!.code).toBe('TIMEOUT');
-    expect(q.stats().routed).toEqual({ main: 0, fast: 2, general: 0, write: 1 });
+    expect(q.stats().routed).toEqual({ main: 0, fast: 4, general: 0, write: 1 });
   });
 });
 
