@@ -405,7 +405,7 @@ for (const n of SIZES) {
     await each(async (name, s) => {
       if (!s.openAndQuery) return na('open-existing', n, name, 'no persistence');
       // LokiJS saves its whole database as one JSON string: at 1M it is past V8's string limit, and Node aborts.
-      if (name === 'loki' && n >= 1_000_000) return na('open-existing', n, name, 'cannot save 1M: its file is one JSON string, past V8’s limit');
+      if ((name === 'loki' || name === 'loki-clone') && n >= 1_000_000) return na('open-existing', n, name, 'cannot save 1M: its file is one JSON string, past V8’s limit');
       let hits;
       const pwi = P.pwis[0][0];
       const m = await repeat(async () => { hits = await call(() => s.openAndQuery(pwi)); }, { budget: budget * 2, heavy: true, setup: async () => { await call(() => s.closeForOpen()); gc(); } });
