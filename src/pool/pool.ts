@@ -2,11 +2,11 @@
  * A pooled store over one database file, for servers: no request but a pinpoint read runs on the caller's thread.
  *
  * - Reads run in worker threads, each with a `DynamicStore` on its own connection (WAL lets readers run beside the
- *   writer); a pinpoint (an equality on a unique key: one document at most) on the pool's own thread, where its
- *   read costs less than sending it to a worker and its answer back. Cheap queries (an equality or `in` on an indexed field estimated to find at most FAST_ROWS rows, from
- *   the file's statistics or a bounded walk of the index: scheduler.ts `#cheap`) have a lane of their own, one
- *   worker that runs nothing else, so a flood of scans never queues them; general workers run everything else, and
- *   cheap queries too when they are idle.
+ *   writer). A pinpoint (an equality on a unique key: one document at most) is read on the pool's own thread
+ *   instead, where its read costs less than sending it to a worker and its answer back. Cheap queries (an equality
+ *   or `in` on an indexed field estimated to find at most FAST_ROWS rows, from the file's statistics or a bounded
+ *   walk of the index: scheduler.ts `#readLane`) have a lane of their own, one worker that runs nothing else, so a
+ *   flood of scans never queues them; general workers run everything else, and cheap queries too when they are idle.
  * - Writes run in one writer thread: they stay serialised and atomic, and a wait for another process's lock blocks
  *   that thread only.
  * - Every request may have a deadline (`maxQueryMs`) and an AbortSignal. Past either, its work stops: a queued

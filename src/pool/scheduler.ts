@@ -12,6 +12,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore } from '../store.js';
+import { andThen } from '../backend.js';
+import { textsOf } from '../core/slices.js';
 import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { parseQuery } from '../query/parse.js';
@@ -21,8 +23,6 @@ import type { PoolOptions, PoolStats } from './pool.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
 import type { Batch, Head, Puller } from './stream.js';
 import { defaultWorkerScript, LANES, SLICE, WorkerSet, type Lane, type Slot } from './workers.js';
-import { textsOf } from '../core/slices.js';
-import { andThen } from '../backend.js';
 
 /** One request, from its call to its last answer. */
 export interface Job {
@@ -294,10 +294,9 @@ export class Scheduler implements Puller<Job> {
   }
 
   /**
-   * Where a query runs. A pinpoint (see `pinpoint`) on this thread ('main'). A cheap query
-   * on the fast lane, the one rule of that lane: an equality or `in` on a field leading an index whose estimated
-   * matches (values × rows per key, KeyEstimates) are at most FAST_ROWS. Anything else, and a query that does not
-   * parse, on the general lane.
+   * Where a query runs. A pinpoint (see `pinpoint`) on this thread ('main'). A cheap query on the fast lane, the one
+   * rule of that lane: an equality or `in` on a field leading an index whose estimated matches (values × rows per
+   * key, KeyEstimates) are at most FAST_ROWS. Anything else, and a query that does not parse, on the general lane.
    */
   #readLane(type: unknown, query: unknown): 'main' | 'fast' | 'general' {
     if (typeof type !== 'string' || type.length > LIMITS.nameLength) return 'general';
