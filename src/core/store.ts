@@ -68,6 +68,11 @@ const BAD_PARTS = 'insertMany: expected an array of { type, docs }';
 /** A view of a store: the same state, another user. */
 type StoreClass<S> = new (state: State, userId: string) => S;
 
+/** A whole number above zero (a slice's bound). */
+function positiveInteger(n: unknown): boolean {
+  return Number.isSafeInteger(n) && (n as number) > 0;
+}
+
 /**
  * The untyped store over any backend: every check happens at run time, so it takes input from JSON (HTTP, files,
  * other languages). Users know it as `DynamicStore` (src/store.ts), which adds how to open one.
@@ -164,8 +169,7 @@ export class CoreStore {
    */
   queryText(type: string, query: unknown, options: unknown, size: SliceSize, hold = false): MaybePromise<{ failure: Envelope<never> | null; slices: TextSlices }> {
     // A slice of no size would never end: misuse, refused before anything is read.
-    const whole = (n: unknown) => Number.isSafeInteger(n) && (n as number) > 0;
-    if (!isPlainObject(size) || !whole(size.rows) || !whole(size.chars)) throw new TypeError('queryText: size must be { rows, chars }, positive integers');
+    if (!isPlainObject(size) || !positiveInteger(size.rows) || !positiveInteger(size.chars)) throw new TypeError('queryText: size must be { rows, chars }, positive integers');
     let streamed: TextSlices | undefined;
     const answer = () => {
       const { info, plan } = this.#read(type, query, options);
