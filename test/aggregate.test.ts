@@ -186,6 +186,24 @@ describe.each(backends())('$name', (backend) => {
     expect((await d.aggregate('DailyProduction', {}, { groupBy: ['pwi'], includeDeleted: true })).total).toBe(3);
   });
 
+  it('reads includeDeleted as a query does: null is false, anything but a boolean is refused', async () => {
+    const store = await backend.open({ softDelete: ['DailyProduction'] });
+    await store.dynamic.insert('DailyProduction', DAILY);
+    await store.dynamic.delete('DailyProduction', { pwi: 'C' });
+    const d = store.dynamic;
+    expect((await d.query('DailyProduction', {}, { includeDeleted: null })).total).toBe(5);
+    expect((await d.count('DailyProduction', {}, { includeDeleted: null })).total).toBe(5);
+    expect((await d.distinct('DailyProduction', 'pwi', {}, { includeDeleted: null })).data).toEqual(['A', 'B']);
+    for (const answer of [
+      await d.query('DailyProduction', {}, { includeDeleted: 1 }),
+      await d.count('DailyProduction', {}, { includeDeleted: 1 }),
+      await d.distinct('DailyProduction', 'pwi', {}, { includeDeleted: 1 }),
+      await d.aggregate('DailyProduction', {}, { groupBy: ['pwi'], includeDeleted: 1 }),
+    ]) {
+      expect(answer.errors).toEqual([{ code: 'INVALID_REQUEST', field: 'options.includeDeleted', message: 'options.includeDeleted: expected true or false, got 1' }]);
+    }
+  });
+
   it('geo queries filter an aggregate: bounds and polygon', async () => {
     const store = await open();
     await store.dynamic.insert('Well', [

@@ -9,7 +9,7 @@ import { collect, requestError, RequestError, type EnvelopeError } from '../enve
 import { LIMITS, shown } from '../limits.js';
 import type { Condition, FieldPath } from './ast.js';
 import { decodeCursor, shapeOf } from './cursor.js';
-import { parseFieldPath, parseQuery, type ParseContext } from './parse.js';
+import { includeDeletedOf, nonNegativeInt, optionsOf, parseFieldPath, parseQuery, type ParseContext } from './parse.js';
 
 export const INTERVALS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 /** A date bucket's width (UTC; weeks start on Monday). */
@@ -147,29 +147,11 @@ function parseSort(v: unknown, order: unknown, names: readonly string[]): Summar
   });
 }
 
-function nonNegative(label: string, v: unknown): number {
-  if (v === undefined || v === null) return 0;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw bad(label, `expected a non-negative integer, got ${describe(v)}`);
-  return v;
-}
-
-/** The query's conditions, and `includeDeleted` from options that hold nothing else the request knows. */
+/** The query's conditions, and `includeDeleted`. */
 function scoped(ctx: ParseContext, query: unknown, includeDeleted: unknown): Scoped {
-  if (includeDeleted !== undefined && typeof includeDeleted !== 'boolean') throw bad('options.includeDeleted', `expected true or false, got ${describe(includeDeleted)}`);
+  const deleted = includeDeletedOf(includeDeleted);
   const { conditions, issues } = parseQuery(ctx, query);
-  return { conditions, issues, includeDeleted: includeDeleted === true };
-}
-
-function checkKeys(options: unknown, known: readonly string[]): Record<string, unknown> {
-  if (options === undefined || options === null) return {};
-  if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`, { field: 'options' });
-  for (const key of Object.keys(options)) {
-    if (!known.includes(key)) {
-      const hint = key.length <= LIMITS.nameLength ? didYouMean(key, known) : '';
-      throw requestError('INVALID_REQUEST', `options: unknown option ${shown(key)}${hint}`, { field: `options.${key.slice(0, 64)}` });
-    }
-  }
-  return options;
+  return { conditions, issues, includeDeleted: deleted };
 }
 
 /**
@@ -178,12 +160,12 @@ function checkKeys(options: unknown, known: readonly string[]): Record<string, u
  * @example parseAggregate(ctx, { prodDate: { gte: '2024-01-01' } }, { groupBy: ['pwi'], metrics: { oil: { sum: 'oilVol' } } })
  */
 export function parseAggregate(ctx: ParseContext, query: unknown, options: unknown): AggregatePlan {
-  const o = checkKeys(options, OPTION_KEYS);
+  const o = optionsOf(options, OPTION_KEYS);
   const errors: EnvelopeError[] = [];
   const base = collect(errors, () => scoped(ctx, query, o.includeDeleted));
   const groups = collect(errors, () => parseGroupBy(ctx, o.groupBy)) ?? [];
   const metrics = collect(errors, () => parseMetrics(ctx, o.metrics)) ?? [];
-  const paging = collect(errors, () => ({ limit: nonNegative('options.limit', o.limit), skip: nonNegative('options.skip', o.skip) }));
+  const paging = collect(errors, () => ({ limit: nonNegativeInt('options.limit', o.limit), skip: nonNegativeInt('options.skip', o.skip) }));
   if (errors.length) throw new RequestError(errors);
   const names = [...groups.map((g) => g.name), ...metrics.map((m) => m.name)];
   const twice = names.find((n, i) => names.indexOf(n) !== i);
@@ -206,7 +188,7 @@ export function parseAggregate(ctx: ParseContext, query: unknown, options: unkno
  * @example parseCount(ctx, { basinName: 'Permian' }, undefined)
  */
 export function parseCount(ctx: ParseContext, query: unknown, options: unknown): CountPlan {
-  const o = checkKeys(options, ['includeDeleted']);
+  const o = optionsOf(options, ['includeDeleted']);
   return Object.freeze({ kind: 'count', ...scoped(ctx, query, o.includeDeleted) });
 }
 
@@ -215,7 +197,7 @@ export function parseCount(ctx: ParseContext, query: unknown, options: unknown):
  * @example parseDistinct(ctx, 'basinName', { stateName: 'Texas' }, undefined)
  */
 export function parseDistinct(ctx: ParseContext, field: unknown, query: unknown, options: unknown): DistinctPlan {
-  const o = checkKeys(options, ['includeDeleted']);
+  const o = optionsOf(options, ['includeDeleted']);
   const errors: EnvelopeError[] = [];
   const path = collect(errors, () => {
     if (typeof field !== 'string' || field === '') throw bad('field', `expected a field path, got ${describe(field)}`);

@@ -295,7 +295,8 @@ export function parseQuery(ctx: ParseContext, query: unknown): { conditions: Con
   return { conditions, issues };
 }
 
-function nonNegativeInt(label: string, v: unknown): number {
+/** A request's count option (limit, skip): absent or null is 0. */
+export function nonNegativeInt(label: string, v: unknown): number {
   if (v === undefined || v === null) return 0;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) {
     throw requestError('INVALID_REQUEST', `${label}: expected a non-negative integer, got ${describe(v)}`, { field: label });
@@ -394,21 +395,31 @@ export function parseOptions(
   near: readonly Near[] = [],
 ): { sort: Sort | null; limit: number; skip: number; fields: readonly FieldPath[] | null; includeDeleted: boolean; distance: QueryPlan['distance'] } {
   if (options === null || options === undefined) return { sort: null, limit: 0, skip: 0, fields: null, includeDeleted: false, distance: null };
-  if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`);
+  const o = optionsOf(options, OPTION_KEYS);
+  const limit = nonNegativeInt('options.limit', o.limit);
+  const skip = nonNegativeInt('options.skip', o.skip);
+  const sort = parseSort(ctx, o.sortBy, o.sortOrder, near);
+  return { sort, limit, skip, fields: parseFields(ctx, o.fields), includeDeleted: includeDeletedOf(o.includeDeleted), distance: parseDistance(ctx, o.distance, near) };
+}
+
+/** A request's options object (absent or null: none), refusing a key not in `known` with a hint. */
+export function optionsOf(options: unknown, known: readonly string[]): Record<string, unknown> {
+  if (options === undefined || options === null) return {};
+  if (!isPlainObject(options)) throw requestError('INVALID_REQUEST', `options: expected an object, got ${describe(options)}`, { field: 'options' });
   for (const key of Object.keys(options)) {
-    if (!OPTION_KEYS.includes(key)) {
-      const hint = key.length <= LIMITS.nameLength ? didYouMean(key, OPTION_KEYS) : '';
+    if (!known.includes(key)) {
+      const hint = key.length <= LIMITS.nameLength ? didYouMean(key, known) : '';
       throw requestError('INVALID_REQUEST', `options: unknown option ${shown(key)}${hint}`, { field: `options.${key.slice(0, 64)}` });
     }
   }
-  const limit = nonNegativeInt('options.limit', options.limit);
-  const skip = nonNegativeInt('options.skip', options.skip);
-  const sort = parseSort(ctx, options.sortBy, options.sortOrder, near);
-  const includeDeleted = options.includeDeleted ?? false;
-  if (typeof includeDeleted !== 'boolean') {
-    throw requestError('INVALID_REQUEST', `options.includeDeleted: expected true or false, got ${describe(options.includeDeleted)}`, { field: 'options.includeDeleted' });
-  }
-  return { sort, limit, skip, fields: parseFields(ctx, options.fields), includeDeleted, distance: parseDistance(ctx, options.distance, near) };
+  return options;
+}
+
+/** `options.includeDeleted` of every read: absent or null is false. */
+export function includeDeletedOf(v: unknown): boolean {
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') throw requestError('INVALID_REQUEST', `options.includeDeleted: expected true or false, got ${describe(v)}`, { field: 'options.includeDeleted' });
+  return v;
 }
 
 export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): QueryPlan {
