@@ -38,6 +38,20 @@ export function andThen<T, R>(value: T | PromiseLike<T>, f: (v: T) => R): R | Pr
   return f(value as T);
 }
 
+/**
+ * `f()`'s answer, or what `handle` makes of its failure, thrown or rejected alike (`handle` throws what it does not
+ * take): a backend's answer recovered from without making a synchronous one a promise.
+ * @example orCatch(() => backend.delete(info, plan), (e) => { if (e instanceof SoftDeleteOn) return stampInstead(); throw e; })
+ */
+export function orCatch<T>(f: () => MaybePromise<T>, handle: (e: unknown) => MaybePromise<T>): MaybePromise<T> {
+  try {
+    const r = f();
+    return r instanceof Promise ? r.catch(handle) : r;
+  } catch (e) {
+    return handle(e);
+  }
+}
+
 export type StoredDoc = Record<string, unknown>;
 
 /** One field an update sets: a checked path (no array indexes) and its checked value. */
@@ -188,6 +202,17 @@ export interface Capabilities {
   readonly bulk: boolean;
   /** `feed` reads the change feed; otherwise watches and `changes` are refused. */
   readonly feed: boolean;
+}
+
+/**
+ * Thrown by a backend's delete that finds, in its transaction, that the database now names the type's deletes soft
+ * (another process turned soft delete on): nothing was removed, and the caller stamps the matches instead.
+ */
+export class SoftDeleteOn extends Error {
+  constructor(readonly type: string) {
+    super(`${type}: deletes are soft in this database now`);
+    this.name = 'SoftDeleteOn';
+  }
 }
 
 export interface Backend {

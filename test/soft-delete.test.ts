@@ -1,7 +1,8 @@
 /** Soft delete: delete stamps, everything else looks past the stamped documents, purge removes for real. */
-import { describe, expect, it } from 'vitest';
-import { DataStore } from '../src/index.js';
-import { backends } from './helpers/backends.js';
+import { describe, expect, it, vi } from 'vitest';
+import { DataStore, type OpenOptions } from '../src/index.js';
+import { openPostgres } from '../src/postgres/index.js';
+import { backends, pgCluster } from './helpers/backends.js';
 import { tempDir } from './helpers/store.js';
 
 const clock = () => '2026-05-01T00:00:00.000Z';
@@ -108,5 +109,52 @@ describe('soft delete on SQLite files', () => {
     expect((await c.insert('Well', [{ pwi: 'A' }])).count).toBe(1);
     c.close();
     t.cleanup();
+  });
+});
+
+/** Stores on one database, each opened on its own: a file for SQLite, a schema of the file's cluster for PostgreSQL. */
+function sharedDatabases(): { name: string; database: () => { open: (options?: OpenOptions) => Promise<DataStore>; done: () => void } }[] {
+  let schemas = 0;
+  return backends().map((b) => ({
+    name: b.name,
+    database: () => {
+      if (b.name.startsWith('sqlite')) {
+        const t = tempDir();
+        const file = t.file('shared.db');
+        const cache = b.name === 'sqlite' ? {} : { documentCache: { maxBytes: 1 << 20 } };
+        return { open: async (options) => DataStore.open(file, { ...cache, ...options }), done: () => t.cleanup() };
+      }
+      const schema = `soft_shared_${++schemas}`;
+      return { open: async (options) => (await openPostgres(pgCluster().pool, { ...options, schema, ...(b.citus ? { citus: true } : {}) })) as DataStore, done: () => undefined };
+    },
+  }));
+}
+
+describe.each(sharedDatabases())('soft delete turned on by another store, on $name', ({ database }) => {
+  it('a store already open deletes softly from then on, and its reads leave the stamped documents out within a second', async () => {
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const db = database();
+    const writer = await db.open();
+    const reader = await db.open();
+    try {
+      await writer.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
+      const turner = await db.open({ softDelete: ['Well'] });
+      await turner.delete('Well', { pwi: 'A' });
+      await turner.close();
+      // The writer still took Well for a hard-deleted type: its delete finds out in its transaction, and stamps.
+      expect((await writer.delete('Well', { pwi: 'B' })).count).toBe(1);
+      const all = (await writer.query('Well', {}, { includeDeleted: true, sortBy: 'pwi' })).data;
+      expect(all.map((d) => [d.pwi, typeof d.deletedAt])).toEqual([['A', 'string'], ['B', 'string'], ['C', 'undefined']]);
+      expect((await writer.query('Well', {})).data.map((d) => d.pwi)).toEqual(['C']);
+      // The reader asks the database again once a second has passed (on PostgreSQL its answer serves the next request).
+      vi.advanceTimersByTime(1000);
+      await vi.waitFor(async () => expect((await reader.query('Well', {})).data.map((d) => d.pwi)).toEqual(['C']));
+      expect((await reader.count('Well', {})).total).toBe(1);
+    } finally {
+      vi.useRealTimers();
+      await writer.close();
+      await reader.close();
+      db.done();
+    }
   });
 });

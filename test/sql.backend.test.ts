@@ -83,7 +83,7 @@ class FakeBackend extends SqlBackend<null, true> {
   readonly capabilities = { cursors: false, stream: false, bulk: false, feed: false };
   protected readonly dialect = sqlite;
   protected readonly changesTable = '"cd_changes"';
-  readonly softDelete = new Set<string>();
+  protected readonly metaTable = '"cd_meta"';
   constructor(
     readonly fake: FakeDriver,
     beforeCommit?: () => boolean,

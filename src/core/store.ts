@@ -9,7 +9,7 @@
 import type { TypeInfo } from '../catalogue/index.js';
 import { schemaAnswer, typesAnswer } from '../catalogue/index.js';
 import { describe, isPlainObject } from '../catalogue/validate.js';
-import type { Backend, ChangeEvent, Explained, InsertResult, Journal, MaybePromise, StoredDoc } from '../backend.js';
+import { orCatch, SoftDeleteOn, type Backend, type ChangeEvent, type Explained, type InsertResult, type Journal, type MaybePromise, type StoredDoc } from '../backend.js';
 import { DataStoreError, envelope, fail, requestError, RequestError, type Envelope } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import { encodeCursor } from '../query/cursor.js';
@@ -441,12 +441,23 @@ export class CoreStore {
       const info = resolveType(this.#state, type);
       const plan = parsePlan(parseContext(this.#state, info), query, undefined);
       if (plan.conditions.length === 0) return emptyQueryRefusal('delete', plan);
-      if (this.#softDeletes(info)) {
-        // Soft: the live matches are stamped, not removed (purge removes).
+      const backend = this.#state.backend;
+      // Soft: the live matches are stamped, not removed (purge removes).
+      const soft = () => {
         const stamps = { deletedAt: journal.at, deletedBy: this.#userId, deletedActivityId: journal.activityId, deletedTimestamp: Date.parse(journal.at) };
-        return andThen(this.#state.backend.update(info, this.#scope(info, plan), [], stamps, { ...journal, op: 'delete' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
-      }
-      return andThen(this.#state.backend.delete(info, plan, journal), (count) => envelope<never>({ count, issues: [...plan.issues] }));
+        return backend.update(info, this.#scope(info, plan), [], stamps, { ...journal, op: 'delete' });
+      };
+      // A hard delete finding soft delete turned on meanwhile (by another process) removed nothing: it stamps instead.
+      const count = this.#softDeletes(info)
+        ? soft()
+        : orCatch(
+            () => backend.delete(info, plan, journal),
+            (e) => {
+              if (e instanceof SoftDeleteOn) return soft();
+              throw e;
+            },
+          );
+      return andThen(count, (n) => envelope<never>({ count: n, issues: [...plan.issues] }));
     });
   }
 

@@ -98,13 +98,12 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
   readonly capabilities = { cursors: true, stream: false, bulk: true, feed: true };
   protected readonly dialect = postgres;
   protected readonly changesTable: string;
+  protected readonly metaTable: string;
   readonly #driver: PgDriver;
   readonly #pool: PgPoolLike;
   readonly #settings: Settings;
   readonly #options: PostgresBackendOptions;
   #schemaOptions: PgSchemaOptions;
-  /** Types whose deletes are soft: the options' and those the schema names (cd_meta). */
-  softDelete: ReadonlySet<string> = new Set();
   readonly #tables = new Map<string, string>();
   /** Per table, every field some unique index covers: a replace that changes none of them cannot collide. */
   readonly #uniqueFields = new Map<string, Set<string>>();
@@ -120,6 +119,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     this.#pool = pool;
     this.#driver = new PgDriver(pool, { schema: options.schema, lockTimeoutSet: options.lockTimeoutSet, busyTimeoutMs: settings.busyTimeoutMs });
     this.changesTable = qualified(options.schema, CHANGES_TABLE);
+    this.metaTable = qualified(options.schema, META_TABLE);
     this.#settings = settings;
     this.#options = options;
     this.#schemaOptions = {
@@ -165,7 +165,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     // Soft delete, once on for a type, stays on for every store of the schema: its unique keys are partial.
     const kept = exists?.[0] ? ((await s.rows(`SELECT value FROM ${meta} WHERE key = 'softDelete'`))[0]?.[0] as string | undefined) : undefined;
     const soft = [...new Set([...(kept ? (JSON.parse(kept) as string[]) : []), ...this.#settings.softDelete])].filter((t) => this.#settings.catalogue.resolve(t)).sort();
-    this.softDelete = new Set(soft);
+    this.keepSoft(soft);
     this.#schemaOptions = { ...this.#schemaOptions, softDelete: soft };
     const { statements, fingerprint } = schemaPlan(schema, this.#settings.catalogue, this.#schemaOptions);
     const current = async () => {
@@ -516,7 +516,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
       // run it, a distributed table in a subquery of each row of a function: there each goes alone, below.)
       const j = '(e.j::jsonb)';
       // With soft delete, a key other than id collides with live documents only (its index is partial).
-      const live = this.softDelete.has(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
+      const live = this.softNow(info.name) ? ` AND ${liveTerm(info, 't.doc')}` : '';
       const tests = keys.map(
         (k) =>
           sql`EXISTS (SELECT 1 FROM ${table} AS t WHERE ${k

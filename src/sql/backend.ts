@@ -11,7 +11,9 @@ import type { SummaryPlan } from '../query/aggregate.js';
 import {
   andThen,
   duplicateError,
+  orCatch,
   parentNotObject,
+  SoftDeleteOn,
   updateCollision,
   type Backend,
   type Capabilities,
@@ -31,7 +33,10 @@ import { compileSummary, type SummaryHooks } from './aggregate.js';
 import type { Select } from './compile.js';
 import type { Dialect } from './dialect.js';
 import { render, type Compiled, type Sql } from './fragment.js';
-import { context, deleteWhere, feedBounds, feedRead, firstBadParent, ids, insertArray, insertDoc, putArray, putDoc, readDocs, updateSet, type WriteTable } from './write.js';
+import { context, deleteWhere, feedBounds, feedRead, firstBadParent, ids, insertArray, insertDoc, metaValue, putArray, putDoc, readDocs, updateSet, type WriteTable } from './write.js';
+
+/** How often a request may ask the database which types delete softly (see SqlBackend.softDelete). */
+export const SOFT_DELETE_RECHECK_MS = 1000;
 
 /** An operation: its steps yield what driver calls answer (a value, or a promise of one), and take it back. */
 export type Op<T> = Generator<unknown, T, unknown>;
@@ -408,13 +413,25 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
 
   // ---- writes ----------------------------------------------------------------------------------------------
 
+  /**
+   * Removes the matches. A delete (not a purge) asks the database first, in its transaction, whether the type's
+   * deletes are soft by now: then it throws SoftDeleteOn, having removed nothing, and the caller stamps instead.
+   */
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number> {
     const where = this.where(info, plan);
     const w: WriteSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
-    return this.write(w, where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where));
+    const ask = journal?.op !== 'purge';
+    return this.write(w, ask || where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where, ask));
   }
 
-  *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null): Op<number> {
+  *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null, ask: boolean): Op<number> {
+    if (ask) {
+      const kept = yield* this.#keptSoft(s);
+      if (kept.includes(info.name)) {
+        this.keepSoft(kept);
+        throw new SoftDeleteOn(info.name);
+      }
+    }
     const matches = yield* this.#matches(s, info, plan, where);
     return matches === null ? 0 : yield* call(this.driver.changes(s, deleteWhere(this.dialect, this.table(info.name), matches)));
   }
@@ -488,7 +505,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
       }
     }
     const unique = this.uniqueFields(info);
-    const soft = this.softDelete.has(info.name);
+    const soft = this.softNow(info.name);
     const puts: Put[] = [];
     let unchanged = 0;
     for (const [index, given] of docs.entries()) {
@@ -550,8 +567,50 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return insert ? insertArray(this.dialect, table, json, false) : putArray(this.dialect, table, json);
   }
 
-  /** Types whose deletes are soft (their documents keep their rows, marked deleted). */
-  abstract readonly softDelete: ReadonlySet<string>;
+  // ---- soft delete ---------------------------------------------------------------------------------------
+
+  /** The quoted table of the database's own facts (key, value), where it names the types whose deletes are soft. */
+  protected abstract readonly metaTable: string;
+  #soft: ReadonlySet<string> = new Set();
+  #softAsked = performance.now();
+
+  /**
+   * Types whose deletes are soft (their documents keep their rows, marked deleted), as the database says: another
+   * process may turn soft delete on for a type (never off) while this store is open. Read at open; again in every
+   * hard delete's transaction (one that finds its type soft by then throws SoftDeleteOn and deletes nothing); and,
+   * asked here by a request, at most once a SOFT_DELETE_RECHECK_MS (on PostgreSQL the answer serves the requests after).
+   */
+  get softDelete(): ReadonlySet<string> {
+    const now = performance.now();
+    if (now - this.#softAsked >= SOFT_DELETE_RECHECK_MS) {
+      this.#softAsked = now;
+      try {
+        const kept = this.request((s) => this.driver.run(this.#keptSoft(s)));
+        if (kept instanceof Promise) kept.then((t) => this.keepSoft(t), () => undefined);
+        else this.keepSoft(kept as readonly string[]);
+      } catch {
+        // The request that asked meets the same failure, and answers it.
+      }
+    }
+    return this.#soft;
+  }
+
+  /** Adds types whose deletes are soft (at open: the options' and the database's; later: what the database says). */
+  protected keepSoft(types: Iterable<string>): void {
+    const more = [...types].filter((t) => !this.#soft.has(t));
+    if (more.length) this.#soft = new Set([...this.#soft, ...more]);
+  }
+
+  /** Whether a type's deletes are soft, as this store last knew (no asking: inside a request's own steps). */
+  protected softNow(type: string): boolean {
+    return this.#soft.has(type);
+  }
+
+  /** The types the database names soft now. */
+  *#keptSoft(s: S): Op<string[]> {
+    const rows = (yield* call(this.driver.all(s, metaValue(this.metaTable, 'softDelete')))) as [string][];
+    return rows.length ? (JSON.parse(rows[0]![0]) as string[]) : [];
+  }
 
   /** The stored documents of the rows matching `where`, as rows (seq, id, JSON text), locked for the write that follows. */
   protected readLocked(t: WriteTable, where: Sql | string): Compiled {
@@ -582,16 +641,13 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
    * transaction back when the request is atomic and something collided, answering the collisions with nothing written.
    */
   protected inserts<T extends InsertResult | InsertResult[]>(w: WriteSpec<T>, statements: number, body: (s: S) => Op<T>, prelude: readonly (Compiled | string)[] = []): MaybePromise<T> {
-    const caught = (e: unknown): T => {
-      if (e instanceof Rollback) return e.result as T;
-      throw e;
-    };
-    try {
-      const r = this.write(w, statements, body, prelude);
-      return r instanceof Promise ? r.catch(caught) : r;
-    } catch (e) {
-      return caught(e);
-    }
+    return orCatch(
+      () => this.write(w, statements, body, prelude),
+      (e): T => {
+        if (e instanceof Rollback) return e.result as T;
+        throw e;
+      },
+    );
   }
 
   /** What parts inserted, or (atomic, and something collided) a Rollback of the write carrying the collisions. */

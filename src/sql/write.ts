@@ -174,3 +174,11 @@ export function feedRead(d: Dialect, changes: string, after: number, limit: numb
 export function feedBounds(changes: string): string {
   return `SELECT (SELECT min(seq) FROM ${changes}) AS first, (SELECT max(seq) FROM ${changes}) AS last`;
 }
+
+/**
+ * The value of one of the database's own facts (a row of `meta`: key, value), as a row of one column, or none.
+ * @example metaValue('"cd_meta"', 'softDelete')
+ */
+export function metaValue(meta: string, key: 'softDelete'): string {
+  return `SELECT value FROM ${meta} WHERE key = '${key}'`;
+}

@@ -46,6 +46,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   readonly capabilities = { cursors: true, stream: true, bulk: true, feed: true };
   protected readonly dialect = sqlite;
   protected readonly changesTable = ident(CHANGES_TABLE);
+  protected readonly metaTable = 'cd_meta';
   #driver: SqliteDriver;
   readonly #tables = new Map<string, WriteTable>();
   /** How each type is stored, for the compiler (compile.ts selectTarget). */
@@ -59,8 +60,6 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   readonly #uniqueFields = new Map<string, readonly string[]>();
   /** Parsed documents by rowid (option documentCache), or null when it is off. */
   readonly #docs: DocumentCache | null;
-  /** Types whose deletes are soft: the options' and those the file names (schema.ts). */
-  readonly softDelete: ReadonlySet<string> = new Set();
   /** True for stores in memory (the ones `restore` may replace). */
   readonly memory: boolean;
   /** See Backend.cursorKey; a restored snapshot brings its own. */
@@ -91,7 +90,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
         () => ensureSchema(db, settings.catalogue, options, label),
         () => new StoreBusyError(`${label}: another connection held the write lock through ${BUSY_ATTEMPTS} waits of ${settings.busyTimeoutMs} ms while the store's schema was being brought up to date; nothing was changed: open it again, or with a larger busyTimeoutMs`),
       );
-      this.softDelete = schema.softDelete;
+      this.keepSoft(schema.softDelete);
       this.journals = journals(db);
       // A file made before signed cursors gets its key on its first open, under the write lock (README "Cursors").
       this.cursorKey = this.#busyRetry(
