@@ -204,11 +204,14 @@ export interface Capabilities {
   readonly feed: boolean;
 }
 
+/** Thrown to steer a request (run it again otherwise): not a failure of the connection. */
+export class Steer extends Error {}
+
 /**
  * Thrown by a backend's delete that finds, in its transaction, that the database now names the type's deletes soft
  * (another process turned soft delete on): nothing was removed, and the caller stamps the matches instead.
  */
-export class SoftDeleteOn extends Error {
+export class SoftDeleteOn extends Steer {
   constructor(readonly type: string) {
     super(`${type}: deletes are soft in this database now`);
     this.name = 'SoftDeleteOn';

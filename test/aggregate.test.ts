@@ -194,6 +194,7 @@ describe.each(backends())('$name', (backend) => {
     expect((await d.query('DailyProduction', {}, { includeDeleted: null })).total).toBe(5);
     expect((await d.count('DailyProduction', {}, { includeDeleted: null })).total).toBe(5);
     expect((await d.distinct('DailyProduction', 'pwi', {}, { includeDeleted: null })).data).toEqual(['A', 'B']);
+    expect((await d.aggregate('DailyProduction', {}, { groupBy: ['pwi'], includeDeleted: null })).data).toEqual([{ pwi: 'A' }, { pwi: 'B' }]);
     for (const answer of [
       await d.query('DailyProduction', {}, { includeDeleted: 1 }),
       await d.count('DailyProduction', {}, { includeDeleted: 1 }),

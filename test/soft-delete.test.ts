@@ -131,29 +131,35 @@ function sharedDatabases(): { name: string; database: () => { open: (options?: O
 }
 
 describe.each(sharedDatabases())('soft delete turned on by another store, on $name', ({ database }) => {
-  it('a store already open deletes softly from then on, and its reads leave the stamped documents out within a second', async () => {
-    vi.useFakeTimers({ toFake: ['performance'] });
+  it('a store already open deletes softly from then on, purges for real, and its reads leave the stamped documents out within a second', async () => {
     const db = database();
-    const writer = await db.open();
-    const reader = await db.open();
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const open: DataStore[] = [];
     try {
-      await writer.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }]);
+      const writer = await db.open();
+      const reader = await db.open();
+      open.push(writer, reader);
+      await writer.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }, { pwi: 'C' }, { pwi: 'D' }]);
       const turner = await db.open({ softDelete: ['Well'] });
       await turner.delete('Well', { pwi: 'A' });
       await turner.close();
       // The writer still took Well for a hard-deleted type: its delete finds out in its transaction, and stamps.
       expect((await writer.delete('Well', { pwi: 'B' })).count).toBe(1);
       const all = (await writer.query('Well', {}, { includeDeleted: true, sortBy: 'pwi' })).data;
-      expect(all.map((d) => [d.pwi, typeof d.deletedAt])).toEqual([['A', 'string'], ['B', 'string'], ['C', 'undefined']]);
-      expect((await writer.query('Well', {})).data.map((d) => d.pwi)).toEqual(['C']);
-      // The reader asks the database again once a second has passed (on PostgreSQL its answer serves the next request).
-      vi.advanceTimersByTime(1000);
+      expect(all.map((d) => [d.pwi, typeof d.deletedAt])).toEqual([['A', 'string'], ['B', 'string'], ['C', 'undefined'], ['D', 'undefined']]);
+      expect((await writer.query('Well', {})).data.map((d) => d.pwi)).toEqual(['C', 'D']);
+      // A purge still removes.
+      expect((await writer.purge('Well', { pwi: 'D' })).count).toBe(1);
+      expect((await writer.count('Well', {}, { includeDeleted: true })).total).toBe(3);
+      // The reader asks the database again only once a second has passed (on PostgreSQL its answer serves the next request).
+      vi.advanceTimersByTime(999);
+      expect((await reader.query('Well', {}, { sortBy: 'pwi' })).data.map((d) => d.pwi)).toEqual(['A', 'B', 'C']);
+      vi.advanceTimersByTime(1);
       await vi.waitFor(async () => expect((await reader.query('Well', {})).data.map((d) => d.pwi)).toEqual(['C']));
       expect((await reader.count('Well', {})).total).toBe(1);
     } finally {
       vi.useRealTimers();
-      await writer.close();
-      await reader.close();
+      for (const s of open) await s.close();
       db.done();
     }
   });

@@ -64,9 +64,9 @@ function plainData(value: unknown, depth = 0): boolean {
   }
 }
 
-/** Whether a query's options (plain data: see plainData) may ask for soft-deleted documents too. */
+/** Whether a query's options (plain data: see plainData) may ask for soft-deleted documents too (null and false do not: includeDeletedOf). */
 function includesDeleted(options: unknown): boolean {
-  return isPlainObject(options) && options.includeDeleted !== undefined && options.includeDeleted !== false;
+  return isPlainObject(options) && options.includeDeleted !== undefined && options.includeDeleted !== null && options.includeDeleted !== false;
 }
 
 /** Estimated rows at most which a query is cheap and takes the fast lane: one slice of an answer (BATCH_ROWS). */

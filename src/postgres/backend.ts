@@ -23,7 +23,7 @@ import {
   type Journal,
   type RowStream,
 } from '../backend.js';
-import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock } from './journal.js';
+import { CHANGES_CHANNEL, CHANGES_TABLE, feedLock, schemaLock } from './journal.js';
 import { requestError, RequestError, type EnvelopeError } from '../envelope.js';
 import { inPolygon, polygonHandle } from '../geo/polygons.js';
 import type { Condition, QueryPlan } from '../query/ast.js';
@@ -99,6 +99,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
   protected readonly dialect = postgres;
   protected readonly changesTable: string;
   protected readonly metaTable: string;
+  protected readonly schemaHeld: readonly string[];
   readonly #driver: PgDriver;
   readonly #pool: PgPoolLike;
   readonly #settings: Settings;
@@ -120,6 +121,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     this.#driver = new PgDriver(pool, { schema: options.schema, lockTimeoutSet: options.lockTimeoutSet, busyTimeoutMs: settings.busyTimeoutMs });
     this.changesTable = qualified(options.schema, CHANGES_TABLE);
     this.metaTable = qualified(options.schema, META_TABLE);
+    this.schemaHeld = [`SELECT pg_advisory_xact_lock_shared(${schemaLock(options.schema)})`];
     this.#settings = settings;
     this.#options = options;
     this.#schemaOptions = {
@@ -183,7 +185,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
           await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
           try {
             // Two processes opening one new schema at once: the second waits, then finds it made.
-            await s.rows('SELECT pg_advisory_xact_lock(hashtext($1::text))', [`consolidata:${schema}`]);
+            await s.rows(`SELECT pg_advisory_xact_lock(${schemaLock(schema)})`);
             if ((await current()) !== fingerprint) {
               // Citus forwards a statement's text to the workers: one statement each, not the whole script.
               if (this.#options.distribution) for (const statement of statements) await s.exec(statement);

@@ -7,6 +7,7 @@
  * it runs on one shard. Run on Citus 13.0.5 by `npm run test:citus`.
  */
 import { Catalogue, catalogueOf, TYPES, type CatalogueShape } from '../catalogue/index.js';
+import { literal } from '../sql/fragment.js';
 import { docsTable, qualified } from './names.js';
 import type { DistributionKey } from './schema.js';
 
@@ -45,7 +46,6 @@ export function citusStatements(schema = 'public', types: CatalogueShape | Catal
   const catalogue = types instanceof Catalogue ? types : catalogueOf(types);
   const dist = distributionOf(catalogue);
   const wells = catalogue.resolve('Well') && dist.get('Well')?.field === 'pwi' ? qualified(schema, docsTable('Well')) : null;
-  const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
   // A table co-located with Well is distributed after it: Citus refuses to co-locate with a table not yet distributed.
   const names = [...catalogue.names].sort((a, b) => Number(b === 'Well') - Number(a === 'Well'));
   return names.map((name) => {

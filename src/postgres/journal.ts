@@ -11,6 +11,7 @@
  */
 import type { Catalogue } from '../catalogue/index.js';
 import { JOURNAL_TYPES } from '../settings.js';
+import { literal } from '../sql/fragment.js';
 import { encodeName } from '../sql/names.js';
 import { docsTable, fitName, ident, qualified } from './names.js';
 
@@ -31,7 +32,6 @@ export interface PgJournalOptions {
   readonly distributed?: boolean;
 }
 
-const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** JSON text of a text value, 'null' for NULL. */
 const jsonText = (x: string) => `COALESCE(to_json((${x})::text)::text, 'null')`;
@@ -123,6 +123,11 @@ END $cd$`,
 /** The advisory lock every writer of a schema's feed holds from its first event to its commit (an SQL expression). */
 export function feedLock(schema: string): string {
   return `hashtext(${literal(`consolidata:changes:${schema}`)})`;
+}
+
+/** The advisory lock a schema change holds (exclusive) to its commit, and a hard delete (shared) to its own: an SQL expression. */
+export function schemaLock(schema: string): string {
+  return `hashtext(${literal(`consolidata:${schema}`)})`;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   orCatch,
   parentNotObject,
   SoftDeleteOn,
+  Steer,
   updateCollision,
   type Backend,
   type Capabilities,
@@ -40,6 +41,8 @@ export const SOFT_DELETE_RECHECK_MS = 1000;
 
 /** An operation: its steps yield what driver calls answer (a value, or a promise of one), and take it back. */
 export type Op<T> = Generator<unknown, T, unknown>;
+
+export { Steer };
 
 /**
  * A driver call's answer, inside an operation.
@@ -116,9 +119,6 @@ export class Rollback<T> extends Error {
     super('rollback');
   }
 }
-
-/** Thrown to steer a request (run it again otherwise): not a failure of the connection. */
-export class Steer extends Error {}
 
 /** A replace whose batched statements collided: run again one document at a time, to name the one that collides. */
 class OneByOne extends Steer {}
@@ -421,7 +421,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     const where = this.where(info, plan);
     const w: WriteSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
     const ask = journal?.op !== 'purge';
-    return this.write(w, ask || where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where, ask));
+    return this.write(w, ask || where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where, ask), ask ? this.schemaHeld : []);
   }
 
   *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null, ask: boolean): Op<number> {
@@ -473,6 +473,8 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
    */
   replace(info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, journal?: Journal): MaybePromise<ReplaceResult> {
     const w: WriteSpec<ReplaceResult> = { op: 'replace', journal, counts: (r) => ({ created: r.insertedIds.length, modified: r.replaced, deleted: 0, errors: [] }) };
+    // A replace revives a soft-deleted document's id (see #replaceIn): soft delete another process turned on counts.
+    this.askSoft();
     return this.#replace(info, docs, stamp, w, false, 1);
   }
 
@@ -571,6 +573,11 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
 
   /** The quoted table of the database's own facts (key, value), where it names the types whose deletes are soft. */
   protected abstract readonly metaTable: string;
+  /**
+   * What a hard delete's transaction starts with so that no schema change (soft delete turned on) commits between its
+   * reading of the list and its DELETE. None where a write transaction already excludes schema changes (SQLite).
+   */
+  protected readonly schemaHeld: readonly string[] = [];
   #soft: ReadonlySet<string> = new Set();
   #softAsked = performance.now();
 
@@ -581,18 +588,23 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
    * asked here by a request, at most once a SOFT_DELETE_RECHECK_MS (on PostgreSQL the answer serves the requests after).
    */
   get softDelete(): ReadonlySet<string> {
-    const now = performance.now();
-    if (now - this.#softAsked >= SOFT_DELETE_RECHECK_MS) {
-      this.#softAsked = now;
-      try {
-        const kept = this.request((s) => this.driver.run(this.#keptSoft(s)));
-        if (kept instanceof Promise) kept.then((t) => this.keepSoft(t), () => undefined);
-        else this.keepSoft(kept as readonly string[]);
-      } catch {
-        // The request that asked meets the same failure, and answers it.
-      }
-    }
+    this.askSoft();
     return this.#soft;
+  }
+
+  /** Asks the database again which types delete softly, when SOFT_DELETE_RECHECK_MS have passed since it last did. */
+  protected askSoft(): void {
+    const now = performance.now();
+    if (now - this.#softAsked < SOFT_DELETE_RECHECK_MS) return;
+    this.#softAsked = now;
+    try {
+      // One attempt, no retry on a lock: the request that asked meets any failure itself, and answers it.
+      const kept = this.driver.client((s) => this.driver.run(this.#keptSoft(s)));
+      if (kept instanceof Promise) kept.then((t) => this.keepSoft(t)).catch(() => undefined);
+      else this.keepSoft(kept);
+    } catch {
+      // As above.
+    }
   }
 
   /** Adds types whose deletes are soft (at open: the options' and the database's; later: what the database says). */
@@ -606,10 +618,11 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     return this.#soft.has(type);
   }
 
-  /** The types the database names soft now. */
+  /** The types the database names soft now (a list that is not one of names counts as none). */
   *#keptSoft(s: S): Op<string[]> {
     const rows = (yield* call(this.driver.all(s, metaValue(this.metaTable, 'softDelete')))) as [string][];
-    return rows.length ? (JSON.parse(rows[0]![0]) as string[]) : [];
+    const kept: unknown = rows.length ? JSON.parse(rows[0]![0]) : [];
+    return Array.isArray(kept) ? kept.filter((t): t is string => typeof t === 'string') : [];
   }
 
   /** The stored documents of the rows matching `where`, as rows (seq, id, JSON text), locked for the write that follows. */

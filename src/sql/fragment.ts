@@ -84,3 +84,12 @@ export function render(fragment: Sql | string, placeholders: Placeholders, into:
   walk(fragment);
   return { sql: out.join(''), params: into };
 }
+
+/**
+ * A text as an SQL string literal (a quote doubled), the same on both engines: for statements that bind nothing
+ * (DDL, trigger bodies, a transaction's prelude).
+ * @example literal("O'Brien") // 'O''Brien'
+ */
+export function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}

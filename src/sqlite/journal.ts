@@ -10,7 +10,7 @@
 import type { Catalogue } from '../catalogue/index.js';
 import { JOURNAL_TYPES } from '../settings.js';
 import type { JournalContext } from '../sql/dialect.js';
-import { bound, sql, type Sql } from '../sql/fragment.js';
+import { bound, literal, sql, type Sql } from '../sql/fragment.js';
 import { CHANGES_TABLE, CONTEXT_TABLE, docsTable, ident, journalTrigger } from './names.js';
 
 export interface JournalOptions {
@@ -21,7 +21,6 @@ export interface JournalOptions {
   readonly changeRetention: number;
 }
 
-const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** The request's context, as a one-row table to select from (alias c). */
 const CONTEXT = `(SELECT op, activity, at, ms, by FROM ${CONTEXT_TABLE} WHERE k = 1) AS c`;
@@ -61,7 +60,7 @@ export function journalSchema(catalogue: Catalogue, opts: JournalOptions): strin
     sql.push(
       // AUTOINCREMENT: a seq is never used twice, even after the newest events are pruned.
       `CREATE TABLE IF NOT EXISTS ${c} (seq INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, op TEXT NOT NULL, id TEXT NOT NULL, doc BLOB, activity TEXT, at TEXT NOT NULL)`,
-      `INSERT INTO cd_meta (key, value) VALUES ('changeRetention', ${quote(String(opts.changeRetention))}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      `INSERT INTO cd_meta (key, value) VALUES ('changeRetention', ${literal(String(opts.changeRetention))}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
       // Every 1,000th event prunes those past the retention: the feed holds between retention and retention + 1,000.
       `CREATE TRIGGER IF NOT EXISTS ${ident(`${CHANGES_TABLE}:prune`)} AFTER INSERT ON ${c} WHEN new.seq % 1000 = 0 ` +
         `BEGIN DELETE FROM ${c} WHERE seq <= new.seq - (SELECT CAST(value AS INTEGER) FROM cd_meta WHERE key = 'changeRetention'); END`,
@@ -77,14 +76,14 @@ export function journalSchema(catalogue: Catalogue, opts: JournalOptions): strin
       if (opts.changeFeed) {
         sql.push(
           `CREATE TRIGGER IF NOT EXISTS ${ident(journalTrigger(type, 'feed', op))} ${WHEN[op]} ON ${t} BEGIN ` +
-            `INSERT INTO ${ident(CHANGES_TABLE)} (type, op, id, doc, activity, at) SELECT ${quote(type)}, ${s.event}, ${s.row}.id, ${s.row}.doc, ${s.activity}, ${s.at}${from}; END`,
+            `INSERT INTO ${ident(CHANGES_TABLE)} (type, op, id, doc, activity, at) SELECT ${literal(type)}, ${s.event}, ${s.row}.id, ${s.row}.doc, ${s.activity}, ${s.at}${from}; END`,
         );
       }
       if (opts.history.includes(type)) {
         const body =
-          `jsonb_object('id', v.id, 'type', ${quote(type)}, 'oid', ${s.row}.id, 'body', json(${s.row}.doc), 'event', ${s.event}, 'versionTimestamp', ${s.ms}, ` +
+          `jsonb_object('id', v.id, 'type', ${literal(type)}, 'oid', ${s.row}.id, 'body', json(${s.row}.doc), 'event', ${s.event}, 'versionTimestamp', ${s.ms}, ` +
           `'createdAt', ${s.at}, 'createdBy', ${s.by}, 'updatedAt', ${s.at}, 'updatedBy', ${s.by}, 'modifiedTimestamp', ${s.ms}, ` +
-          `'schemaVersion', ${quote(catalogue.version)}, 'createdActivityId', ${s.activity}, 'lastUpdatedActivityId', ${s.activity})`;
+          `'schemaVersion', ${literal(catalogue.version)}, 'createdActivityId', ${s.activity}, 'lastUpdatedActivityId', ${s.activity})`;
         sql.push(
           `CREATE TRIGGER IF NOT EXISTS ${ident(journalTrigger(type, 'history', op))} ${WHEN[op]} ON ${t} BEGIN ` +
             `INSERT INTO ${versions} (id, doc) SELECT v.id, ${body} FROM (SELECT lower(hex(randomblob(12))) AS id) AS v${from ? `, ${CONTEXT}` : ''}; END`,

@@ -407,3 +407,41 @@ describe('the change feed', () => {
     }
   });
 });
+
+describe('soft delete turned on while a delete runs', () => {
+  it('the delete of a store that took the type for hard-deleted waits for the schema change, then stamps', async () => {
+    const schema = fresh();
+    const writer = await openPostgres(pool, { schema });
+    await writer.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+    const waiting = async () => Number((await pool.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type IN ('Lock', 'Advisory') AND datname = current_database()`)).rows[0].n);
+    const until = async (n: number) => {
+      for (let i = 0; i < 500 && (await waiting()) < n; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(await waiting()).toBeGreaterThanOrEqual(n);
+    };
+    let removed = 0;
+    const onRemove = () => removed++;
+    pool.on('remove', onRemove);
+    const holder = await pool.connect();
+    try {
+      // A write in progress holds the table: turning soft delete on (its partial unique indexes) waits, under its lock.
+      await holder.query('BEGIN');
+      await holder.query(`UPDATE ${schema}."docs_Well" SET doc = doc`);
+      const turning = openPostgres(url, { schema, softDelete: ['Well'], busyTimeoutMs: 30_000 });
+      await until(1);
+      const deleting = writer.delete('Well', { pwi: 'A' });
+      await until(2);
+      await holder.query('ROLLBACK');
+      const turner = await turning;
+      expect((await deleting).count).toBe(1);
+      const { rows } = await pool.query(`SELECT doc->>'pwi' AS pwi, doc->>'deletedAt' IS NOT NULL AS deleted FROM ${schema}."docs_Well" ORDER BY 1`);
+      expect(rows).toEqual([{ pwi: 'A', deleted: true }, { pwi: 'B', deleted: false }]);
+      // The delete's first attempt was steered, not failed: its connection went back to the pool, not destroyed.
+      expect(removed).toBe(0);
+      await turner.close();
+    } finally {
+      pool.off('remove', onRemove);
+      holder.release();
+      await writer.close();
+    }
+  });
+});
