@@ -178,7 +178,7 @@ export class CoreStore {
       // Whole documents where the engine stores JSON.stringify's text of them: sent as read, never parsed.
       const stored = backend.queryText !== undefined && plan.fields === null && plan.distance === null;
       // A pinpoint's one row comes as a page, read in one call: a stream's per-row steps cost more than the row.
-      const rows = backend.capabilities.stream && !(stored && this.#pinpoint(info, plan)) ? backend.stream(info, plan) : null;
+      const rows = backend.capabilities.stream && !(stored && pinpoint(this.#state.settings, info.name, plan.conditions)) ? backend.stream(info, plan) : null;
       if (rows) {
         streamed = rowSlices(rows, tail, size, stored);
         return SLICED;
@@ -473,14 +473,6 @@ export class CoreStore {
       if (plan.conditions.length === 0) return emptyQueryRefusal('purge', plan);
       return andThen(this.#state.backend.delete(info, plan, { ...journal, op: 'purge' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
-  }
-
-  /**
-   * Whether a plan matches one document at most (soft-deleted ones besides, with includeDeleted): an equality, to a
-   * value, on a field that alone is a unique key of its type.
-   */
-  #pinpoint(info: TypeInfo, plan: QueryPlan): boolean {
-    return pinpoint(this.#state.settings, info.name, plan.conditions);
   }
 
   /** True when the type's deletes are soft (the options, or the file, say so). */
