@@ -2,6 +2,7 @@
  * Deterministic sample data: a few hundred Wells and a year of DailyProduction for each, from a seeded PRNG
  * (`sampleData`, what `serve --sample` loads), and a handful of hand-written named documents (`fixtures`).
  */
+import { deepFreeze } from './catalogue/documents.js';
 import type { DocInput } from './catalogue/index.js';
 
 /** mulberry32: a tiny seeded PRNG, so the same seed always gives the same data. */
@@ -142,19 +143,11 @@ export function sampleData(seed = 20240101, sizes: SampleSizes | number = {}, le
   return data;
 }
 
-/** Freezes a fixture and everything in it, so one test cannot change what the next one reads. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
 const point = (lon: number, lat: number) => ({ type: 'Point' as const, coordinates: [lon, lat] });
 
 /**
- * A handful of hand-written documents with names a test can refer to (frozen: copy one to change it).
+ * A handful of hand-written documents with names a test can refer to (frozen, so one test cannot change what the next
+ * one reads: copy one to change it).
  *
  * | pwi | name | basin | surfaceLoc | notes |
  * |---|---|---|---|---|
