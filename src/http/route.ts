@@ -7,7 +7,7 @@ import { textsOf, type TextSlices } from '../core/slices.js';
 import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
-import { andThen, type MaybePromise } from '../core/run.js';
+import { andThen, orCatch, type MaybePromise } from '../core/run.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
 import { BodyError, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
@@ -530,12 +530,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
    * read), else a promise of it; never a rejection (a failure is its envelope).
    */
   function handle(req: CoreRequest): MaybePromise<CoreResponse> {
-    try {
-      const out = dispatch(req);
-      return out instanceof Promise ? out.catch(caught) : out;
-    } catch (e) {
-      return caught(e);
-    }
+    return orCatch(() => dispatch(req), caught);
   }
 
   /** A request to its route and method, through authentication; the answers of a path or method not served. */
