@@ -16,7 +16,7 @@ import { encodeCursor } from '../query/cursor.js';
 import { parsePlan, type ParseContext } from '../query/parse.js';
 import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../query/aggregate.js';
 import type { Condition } from '../query/ast.js';
-import { nearest, nearestBy } from './nearest.js';
+import { nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
 import { pinpoint, type Settings } from '../settings.js';
 import { drained, envelopeSlices, listedRows, rowSlices, type SliceSize, type TextSlices } from './slices.js';
@@ -251,7 +251,7 @@ export class CoreStore {
 
   /** The envelope of a read plan's page. */
   #answer(info: TypeInfo, plan: QueryPlan): Envelope<AnyDoc> | Promise<Envelope<AnyDoc>> {
-    return andThen(nearest(this.#state.backend, info, plan), ({ data, total, next }) =>
+    return andThen(nearestBy((p) => this.#state.backend.query(info, p), plan), ({ data, total, next }) =>
       envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next, this.#state.backend.cursorKey) : null }),
     );
   }
