@@ -4,18 +4,7 @@
  */
 import { deepFreeze } from './catalogue/documents.js';
 import type { DocInput } from './catalogue/index.js';
-
-/** mulberry32: a tiny seeded PRNG, so the same seed always gives the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './ids.js';
 
 const BASINS = [
   { basin: 'Permian', state: 'Texas', counties: ['Midland', 'Martin', 'Howard', 'Reeves'], formations: ['Wolfcamp A', 'Wolfcamp B', 'Spraberry'], lon: [-103.6, -101.2], lat: [31.0, 32.6] },
