@@ -606,5 +606,3 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
 
   return { basePath, maxBodyBytes, subPath, owns, handle, failWith, internal };
 }
-
-export type Router = ReturnType<typeof createRouter>;
