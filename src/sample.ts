@@ -2,19 +2,9 @@
  * Deterministic sample data: a few hundred Wells and a year of DailyProduction for each, from a seeded PRNG
  * (`sampleData`, what `serve --sample` loads), and a handful of hand-written named documents (`fixtures`).
  */
+import { deepFreeze } from './catalogue/documents.js';
 import type { DocInput } from './catalogue/index.js';
-
-/** mulberry32: a tiny seeded PRNG, so the same seed always gives the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './ids.js';
 
 const BASINS = [
   { basin: 'Permian', state: 'Texas', counties: ['Midland', 'Martin', 'Howard', 'Reeves'], formations: ['Wolfcamp A', 'Wolfcamp B', 'Spraberry'], lon: [-103.6, -101.2], lat: [31.0, 32.6] },
@@ -142,19 +132,11 @@ export function sampleData(seed = 20240101, sizes: SampleSizes | number = {}, le
   return data;
 }
 
-/** Freezes a fixture and everything in it, so one test cannot change what the next one reads. */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
 const point = (lon: number, lat: number) => ({ type: 'Point' as const, coordinates: [lon, lat] });
 
 /**
- * A handful of hand-written documents with names a test can refer to (frozen: copy one to change it).
+ * A handful of hand-written documents with names a test can refer to (frozen, so one test cannot change what the next
+ * one reads: copy one to change it).
  *
  * | pwi | name | basin | surfaceLoc | notes |
  * |---|---|---|---|---|

@@ -243,20 +243,17 @@ export function resolveSettings(options: OpenOptions<CatalogueShape>, caller: st
     indexes[name] = [...(indexes[name] ?? []), ...((specs as IndexSpec[]) ?? [])];
   }
   for (const t of Object.keys(uniqueKeys)) if (!catalogue.resolve(t)) delete uniqueKeys[t];
-  const history =
-    options.history === true
-      ? catalogue.names.filter((n) => !JOURNAL_TYPES.includes(n))
-      : [...new Set((options.history ?? []).map((t) => canonical(catalogue, t)))];
+  // A list option's types: `true` every type but the journal's, else the ones named, each once.
+  const typesOf = (list: true | readonly string[] | undefined) =>
+    list === true ? catalogue.names.filter((n) => !JOURNAL_TYPES.includes(n)) : [...new Set((list ?? []).map((t) => canonical(catalogue, t)))];
+  const history = typesOf(options.history);
   for (const t of history) {
     if (JOURNAL_TYPES.includes(t)) throw new RangeError(`${caller}: history cannot be kept of ${t}: its documents are the journal`);
   }
   if (options.softDelete !== undefined && options.softDelete !== true && !Array.isArray(options.softDelete)) {
     throw new TypeError(`${caller}: softDelete must be true or an array of type names`);
   }
-  const softDelete =
-    options.softDelete === true
-      ? catalogue.names.filter((n) => !JOURNAL_TYPES.includes(n))
-      : [...new Set((options.softDelete ?? []).map((t) => canonical(catalogue, t)))];
+  const softDelete = typesOf(options.softDelete);
   for (const t of softDelete) {
     if (JOURNAL_TYPES.includes(t)) throw new RangeError(`${caller}: ${t} documents cannot be soft-deleted: they are the journal`);
     if (!catalogue.resolve(t)!.fields.has('deletedAt')) throw new RangeError(`${caller}: soft delete of ${t} needs its deletedAt field`);

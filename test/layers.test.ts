@@ -30,7 +30,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   cache: [],
   ids: [],
   version: [],
-  sample: ['catalogue'],
+  sample: ['catalogue', 'ids'],
   geo: ['cache'],
   catalogue: ['geo', 'limits', 'envelope'],
   settings: ['catalogue', 'ids', 'version'],

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { QueryPlan } from '../src/query/ast.js';
 import type { Backend } from '../src/backend.js';
-import { nearest } from '../src/core/nearest.js';
+import { nearestBy } from '../src/core/nearest.js';
 import { haversine } from '../src/geo/near.js';
 import { DataStore } from '../src/index.js';
 import { decodeCursor, encodeCursor } from '../src/query/cursor.js';
@@ -49,7 +49,7 @@ describe('k-nearest reads a bounded neighbourhood', () => {
     const ctx = { type: info, strict: settings.strict, cursorKey: engine.cursorKey };
 
     const plan = parsePlan(ctx, query, { sortBy: 'surfaceLoc', limit: 10 });
-    const first = await nearest(spy, info, plan);
+    const first = await nearestBy((p) => spy.query(info, p), plan);
     expect(first.data.map((d) => d.id)).toEqual(full.slice(0, 10).map((x) => x.id));
     expect(first.total).toBe(2000);
     expect(read.length).toBeGreaterThan(0);
@@ -60,7 +60,7 @@ describe('k-nearest reads a bounded neighbourhood', () => {
     const cursor = encodeCursor(plan.shape, first.next!, engine.cursorKey);
     const later = parsePlan(ctx, query, { sortBy: 'surfaceLoc', limit: 10, cursor });
     expect(decodeCursor(cursor, plan.shape, engine.cursorKey).total).toBe(2000);
-    const second = await nearest(spy, info, later);
+    const second = await nearestBy((p) => spy.query(info, p), later);
     expect(second.data.map((d) => d.id)).toEqual(full.slice(10, 20).map((x) => x.id));
     expect(second.total).toBe(2000);
     for (const p of read) expect(p.reach).toBeLessThan(20_000);

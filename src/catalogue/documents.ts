@@ -1,6 +1,7 @@
 /**
  * The TS types of documents, derived from the catalogue: as written (`DocInput`) and as read back (`Doc`), with a
- * named interface per built-in type so that editors and errors print `Well`, not the fields of a mapped type.
+ * named interface per built-in type so that editors and errors print `Well`, not the fields of a mapped type; and
+ * `deepFreeze`, for documents many readers share.
  */
 import type { KindInput, KindValue } from './kinds.js';
 import type { BuiltinCatalogue, CatalogueShape, CanonicalName, FieldKinds, TypeName } from './index.js';
@@ -125,3 +126,16 @@ export type Doc<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalog
 export type DocInput<T extends TypeName<C>, C extends CatalogueShape = BuiltinCatalogue> = {
   -readonly [K in keyof FieldKinds<T, C>]?: KindInput<FieldKinds<T, C>[K] & string> | null;
 };
+
+/**
+ * Freezes a parsed JSON value and everything in it, for documents many readers share (the document cache's answers,
+ * the sample fixtures): none may change them.
+ * @example deepFreeze(JSON.parse(text))
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

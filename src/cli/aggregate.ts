@@ -1,7 +1,7 @@
 /** `consolidata aggregate`: an aggregate's rows as an aligned table or CSV, its options from flags. */
 import type { Writable } from 'node:stream';
-import type { DynamicStore } from '../store.js';
-import { openStore, type MessageStream } from './commands.js';
+import type { MessageStream } from './commands.js';
+import { openDb } from './db.js';
 
 export interface AggregateCommand {
   type: string;
@@ -78,7 +78,7 @@ export function formatRows(rows: readonly Record<string, unknown>[], csv: boolea
  */
 export async function aggregateCommand(o: AggregateCommand): Promise<number> {
   const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
-  const store: DynamicStore | string = await openStore(o.db, { hint: 'check --db' });
+  const store = await openDb(o.db, { hint: 'check --db' });
   if (typeof store === 'string') {
     say(store);
     return 1;

@@ -2,22 +2,12 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MultiBar, Presets } from 'cli-progress';
-import type { DynamicStore } from '../store.js';
 import { openDb } from './db.js';
 import { runExport } from './export.js';
 import { importExitCode, importSummaryText, runImport, type TextSink } from './import.js';
 
 /** A stream messages go to; a bar is drawn on it only when it says it is a terminal. */
 export type MessageStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
-
-/**
- * Opens an existing database file or a PostgreSQL database (`postgres://…`); answers an error message when there is
- * none (nothing is created) or it cannot be opened. `serve` creates missing files; `import` only with `--create`,
- * `export` never.
- */
-export function openStore(db: string, options: { create?: boolean; hint?: string } = {}): Promise<DynamicStore | string> {
-  return openDb(db, options);
-}
 
 export interface ImportCommand {
   type: string;
@@ -52,7 +42,7 @@ export async function importCommand(o: ImportCommand): Promise<number> {
     say(`${o.file}: ${(e as Error).message}`);
     return 1;
   }
-  const store = await openStore(o.db, { create: o.create, hint: 'pass --create to create it' });
+  const store = await openDb(o.db, { create: o.create, hint: 'pass --create to create it' });
   if (typeof store === 'string') {
     say(store);
     return 1;
@@ -149,7 +139,7 @@ export interface ExportCommand {
  */
 export async function exportCommand(o: ExportCommand): Promise<number> {
   const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
-  const store = await openStore(o.db, { hint: 'check --db' });
+  const store = await openDb(o.db, { hint: 'check --db' });
   if (typeof store === 'string') {
     say(store);
     return 1;

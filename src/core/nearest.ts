@@ -4,8 +4,7 @@
  * beyond r can be nearer — and reading the whole `maxDistance` cap only when r reaches it. One mechanism for every
  * backend: the plan's `reach` (src/sql/compile.ts pageConditions) is all an engine sees of it.
  */
-import type { Backend, MaybePromise, QueryResult } from '../backend.js';
-import type { TypeInfo } from '../catalogue/index.js';
+import type { MaybePromise, QueryResult } from '../backend.js';
 import type { QueryPlan } from '../query/ast.js';
 import { andThen } from './run.js';
 
@@ -16,18 +15,10 @@ const FIRST_REACH = 1000;
 const MARGIN = 2;
 
 /**
- * The page of a plan: through the growing neighbourhood when it is a k-nearest search (its first sort key the
- * distance from a `near` point, ascending, and a limit), else the backend's query as it is.
- * @example await nearest(backend, info, plan) // the 10 nearest, read from a few hundred metres around the point
- */
-export function nearest(backend: Backend, info: TypeInfo, plan: QueryPlan): MaybePromise<QueryResult> {
-  return nearestBy((p) => backend.query(info, p), plan);
-}
-
-/**
- * `nearest` over any reader of pages: a backend's `query`, or its `queryText` (the pages differ only in how a
- * document is given).
- * @example await nearestBy((p) => backend.queryText!(info, p), plan)
+ * The page of a plan, from `read` (a backend's `query`, or its `queryText`: the pages differ only in how a document is
+ * given): through the growing neighbourhood when it is a k-nearest search (its first sort key the distance from a
+ * `near` point, ascending, and a limit), else `read`'s page as it is.
+ * @example await nearestBy((p) => backend.query(info, p), plan) // the 10 nearest, read from a few hundred metres around the point
  */
 export function nearestBy<P extends Pick<QueryResult, 'total' | 'next'> & { data: readonly unknown[] }>(read: (plan: QueryPlan) => MaybePromise<P>, plan: QueryPlan): MaybePromise<P> {
   const key = plan.sort?.keys[0];

@@ -76,4 +76,4 @@ export function parseContext(state: State, info: TypeInfo): ParseContext {
 }
 
 // Written beside MaybePromise, for the engines' backends too.
-export { andThen, type MaybePromise } from '../backend.js';
+export { andThen, orCatch, type MaybePromise } from '../backend.js';

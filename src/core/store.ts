@@ -16,7 +16,7 @@ import { encodeCursor } from '../query/cursor.js';
 import { parsePlan, type ParseContext } from '../query/parse.js';
 import { parseAggregate, parseCount, parseDistinct, type SummaryPlan } from '../query/aggregate.js';
 import type { Condition } from '../query/ast.js';
-import { nearest, nearestBy } from './nearest.js';
+import { nearestBy } from './nearest.js';
 import { summarize } from './summary.js';
 import { pinpoint, type Settings } from '../settings.js';
 import { drained, envelopeSlices, listedRows, rowSlices, type SliceSize, type TextSlices } from './slices.js';
@@ -178,7 +178,7 @@ export class CoreStore {
       // Whole documents where the engine stores JSON.stringify's text of them: sent as read, never parsed.
       const stored = backend.queryText !== undefined && plan.fields === null && plan.distance === null;
       // A pinpoint's one row comes as a page, read in one call: a stream's per-row steps cost more than the row.
-      const rows = backend.capabilities.stream && !(stored && this.#pinpoint(info, plan)) ? backend.stream(info, plan) : null;
+      const rows = backend.capabilities.stream && !(stored && pinpoint(this.#state.settings, info.name, plan.conditions)) ? backend.stream(info, plan) : null;
       if (rows) {
         streamed = rowSlices(rows, tail, size, stored);
         return SLICED;
@@ -251,7 +251,7 @@ export class CoreStore {
 
   /** The envelope of a read plan's page. */
   #answer(info: TypeInfo, plan: QueryPlan): Envelope<AnyDoc> | Promise<Envelope<AnyDoc>> {
-    return andThen(nearest(this.#state.backend, info, plan), ({ data, total, next }) =>
+    return andThen(nearestBy((p) => this.#state.backend.query(info, p), plan), ({ data, total, next }) =>
       envelope({ data, total, issues: [...plan.issues], cursor: next ? encodeCursor(plan.shape, next, this.#state.backend.cursorKey) : null }),
     );
   }
@@ -473,14 +473,6 @@ export class CoreStore {
       if (plan.conditions.length === 0) return emptyQueryRefusal('purge', plan);
       return andThen(this.#state.backend.delete(info, plan, { ...journal, op: 'purge' }), (count) => envelope<never>({ count, issues: [...plan.issues] }));
     });
-  }
-
-  /**
-   * Whether a plan matches one document at most (soft-deleted ones besides, with includeDeleted): an equality, to a
-   * value, on a field that alone is a unique key of its type.
-   */
-  #pinpoint(info: TypeInfo, plan: QueryPlan): boolean {
-    return pinpoint(this.#state.settings, info.name, plan.conditions);
   }
 
   /** True when the type's deletes are soft (the options, or the file, say so). */

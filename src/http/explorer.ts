@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { envelope, fail } from '../envelope.js';
-import type { CoreResponse } from './types.js';
+import { listed, type CoreResponse } from './types.js';
 
 /** Every file the page is made of, with its content type: nothing else under the explorer's path is read from disk. */
 const ASSETS: Record<string, string> = {
@@ -77,7 +77,7 @@ export function createExplorer(options: { path: string; basePath: string; dir?: 
         envelope: fail([{ code: 'NOT_FOUND', message: `the explorer is not built (no ${name} in its folder): run npm run build` }]),
       };
     }
-    return { status: 200, headers: { ...common, 'content-type': type }, envelope: envelope(), body: once(method === 'HEAD' ? '' : text) };
+    return { status: 200, headers: { ...common, 'content-type': type }, envelope: envelope(), body: listed([method === 'HEAD' ? '' : text]) };
   }
 
   /** The page and its files only: mounted at the root, the explorer must leave every other path to the host (next()). */
@@ -87,8 +87,4 @@ export function createExplorer(options: { path: string; basePath: string; dir?: 
   }
 
   return { owns, answer };
-}
-
-async function* once(text: string): AsyncGenerator<string> {
-  yield text;
 }

@@ -5,7 +5,7 @@ import { renderReference } from './docs.js';
 import { openApiDocument } from './openapi.js';
 import { STATUS, type Described, type Site, type Streamed } from './route.js';
 import type { StoreLike } from '../core/store-like.js';
-import type { CoreRequest } from './types.js';
+import { listed, type CoreRequest } from './types.js';
 
 /** The catalogue a store serves, read through its own `types` and `schema` answers (so a pool's too). */
 async function catalogueOf(store: StoreLike): Promise<Catalogue | Envelope<unknown>> {
@@ -48,9 +48,7 @@ async function described(store: StoreLike, site: Site): Promise<Described | Enve
 function text(body: string, contentType: string, extra: Record<string, string> = {}): Streamed {
   return {
     head: envelope(),
-    body: (async function* () {
-      yield body;
-    })(),
+    body: listed([body]),
     headers: { 'content-type': contentType, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', ...extra },
   };
 }

@@ -7,9 +7,9 @@ import { textsOf, type TextSlices } from '../core/slices.js';
 import { DataStoreError, envelope, fail, internalFailure, type Envelope, type EnvelopeError, type ErrorCode } from '../envelope.js';
 import { createExplorer } from './explorer.js';
 import { describeApi, referencePage } from './reference.js';
-import { andThen, type MaybePromise } from '../core/run.js';
+import { andThen, orCatch, type MaybePromise } from '../core/run.js';
 import { dynamicOf, type StoreInput, type StoreLike } from '../core/store-like.js';
-import { BodyError, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
+import { BodyError, listed, V1_REQUESTS, type Chunk, type CoreRequest, type CoreResponse, type HttpOptions } from './types.js';
 
 export const DEFAULT_BASE_PATH = '/api';
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -132,11 +132,6 @@ function taken({ failure, slices }: { failure: Envelope<never> | null; slices: T
   // Read whole by the store already (no read stays open on a connection that serves other requests meanwhile).
   const parts = textsOf(slices);
   return parts.length === 1 ? { head: SUCCESS, text: parts[0] } : { head: SUCCESS, body: listed(parts) };
-}
-
-/** Chunks already made, as a streamed body. */
-async function* listed(parts: readonly string[]): AsyncGenerator<string> {
-  yield* parts;
 }
 
 async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envelope<unknown> | Streamed> {
@@ -530,12 +525,7 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
    * read), else a promise of it; never a rejection (a failure is its envelope).
    */
   function handle(req: CoreRequest): MaybePromise<CoreResponse> {
-    try {
-      const out = dispatch(req);
-      return out instanceof Promise ? out.catch(caught) : out;
-    } catch (e) {
-      return caught(e);
-    }
+    return orCatch(() => dispatch(req), caught);
   }
 
   /** A request to its route and method, through authentication; the answers of a path or method not served. */
@@ -616,5 +606,3 @@ export function createRouter(input: StoreInput, options: HttpOptions = {}) {
 
   return { basePath, maxBodyBytes, subPath, owns, handle, failWith, internal };
 }
-
-export type Router = ReturnType<typeof createRouter>;

@@ -61,6 +61,11 @@ export interface CoreRequest {
  */
 export type Chunk = string | Uint8Array | readonly Uint8Array[];
 
+/** Texts already made, as a streamed body. */
+export async function* listed(parts: readonly string[]): AsyncGenerator<string> {
+  yield* parts;
+}
+
 /** A chunk as one string or array of bytes (its parts joined). */
 export function joined(chunk: Chunk): string | Uint8Array {
   if (typeof chunk === 'string' || chunk instanceof Uint8Array) return chunk;

@@ -114,10 +114,6 @@ export class Session {
     return (await this.client.query({ text, values, rowMode: 'array' })).rows as Row[];
   }
 
-  async count(text: string, values: unknown[] = []): Promise<number> {
-    return (await this.client.query({ text, values, rowMode: 'array' })).rowCount ?? 0;
-  }
-
   async exec(text: string): Promise<void> {
     await this.client.query(text);
   }
@@ -128,8 +124,8 @@ export class Session {
   }
 
   /** The rows a compiled statement wrote. */
-  changes(c: Compiled): Promise<number> {
-    return this.count(c.sql, c.params);
+  async changes(c: Compiled): Promise<number> {
+    return (await this.client.query({ text: c.sql, values: c.params, rowMode: 'array' })).rowCount ?? 0;
   }
 }
 

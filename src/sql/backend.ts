@@ -485,12 +485,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
       if (e instanceof IdRace && attempt < this.driver.attempts) return this.#replace(info, docs, stamp, w, oneByOne, attempt + 1);
       throw e;
     };
-    try {
-      const r = this.write(w, 2, (s) => this.#replaceIn(s, info, docs, stamp, oneByOne));
-      return r instanceof Promise ? r.catch(again) : r;
-    } catch (e) {
-      return again(e);
-    }
+    return orCatch(() => this.write(w, 2, (s) => this.#replaceIn(s, info, docs, stamp, oneByOne)), again);
   }
 
   *#replaceIn(s: S, info: TypeInfo, docs: readonly StoredDoc[], stamp: (doc: StoredDoc, old?: StoredDoc) => StoredDoc | null, oneByOne: boolean): Op<ReplaceResult> {

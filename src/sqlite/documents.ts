@@ -6,6 +6,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import type { StoredDoc } from '../backend.js';
+import { deepFreeze } from '../catalogue/documents.js';
 
 /** What the document cache holds and how it served reads (`store.documentCacheStats()`). */
 export interface DocumentCacheStats {
@@ -25,18 +26,6 @@ interface Entry {
   readonly doc: StoredDoc;
   /** The invalidation count when it was read: stale once its type was written after (see `#since`). */
   readonly at: number;
-}
-
-/**
- * Freezes a parsed JSON value and everything in it: answers share the cached object, so none may change it.
- * @example deepFreeze(JSON.parse(text))
- */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 export class DocumentCache {
