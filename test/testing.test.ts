@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestStore, DataStore, DataStoreError, type SqliteDataStore, fixedClock, fixtures, sampleData, unwrap, type TestStoreOptions } from '../src/testing.js';
+import { NotAStoreError } from '../src/index.js';
 import { tempDir } from './helpers/store.js';
 
 const seedFixtures = { Well: fixtures.wells, DailyProduction: fixtures.daily };
@@ -402,3 +404,40 @@ function rtrees(store: SqliteDataStore): string[] {
 function rtreeRows(store: SqliteDataStore): number {
   return rtrees(store).reduce((n, t) => n + (store.database.prepare(`SELECT count(*) FROM "${t}"`).pluck().get() as number), 0);
 }
+
+describe('restore and soft delete', () => {
+  it("a restored store deletes as the snapshot's database says: softly or not", async () => {
+    const soft = DataStore.open(':memory:', { softDelete: ['Well'] });
+    const hard = DataStore.open(':memory:');
+    await soft.insert('Well', [{ pwi: 'S' }]);
+    await hard.insert('Well', [{ pwi: 'H' }]);
+    const softSnap = soft.snapshot();
+    // The soft store restored from a database without soft delete removes for good (its unique indexes are full ones).
+    soft.restore(hard.snapshot());
+    expect((await soft.delete('Well', { pwi: 'H' })).count).toBe(1);
+    expect((await soft.query('Well', {}, { includeDeleted: true })).count).toBe(0);
+    // And the other way: restored from a soft delete database, it stamps.
+    hard.restore(softSnap);
+    expect((await hard.delete('Well', { pwi: 'S' })).count).toBe(1);
+    expect((await hard.query('Well', {}, { includeDeleted: true })).data.map((d) => typeof d.deletedAt)).toEqual(['string']);
+    soft.close();
+    hard.close();
+  });
+
+  it('bytes of a database that is not a store are refused with NOT_A_STORE, and the store goes on as it was', async () => {
+    const store = await createTestStore({ seed: seedFixtures });
+    const other = new Database(':memory:');
+    other.exec('CREATE TABLE t (x)');
+    let error: unknown;
+    try {
+      store.restore(other.serialize());
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NotAStoreError);
+    expect((error as NotAStoreError).code).toBe('NOT_A_STORE');
+    expect(await pwis(store)).toEqual(['FX-001', 'FX-002', 'FX-003', 'FX-004', 'FX-005']);
+    other.close();
+    store.close();
+  });
+});

@@ -608,6 +608,11 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
     if (more.length) this.#soft = new Set([...this.#soft, ...more]);
   }
 
+  /** Takes a database's list as it is, dropping what this store knew before (a restored snapshot brings its own). */
+  protected takeSoft(types: Iterable<string>): void {
+    this.#soft = new Set(types);
+  }
+
   /** Whether a type's deletes are soft, as this store last knew (no asking: inside a request's own steps). */
   protected softNow(type: string): boolean {
     return this.#soft.has(type);

@@ -10,9 +10,9 @@ import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
 import { compileSelect, compileWhere, rebind, selectShape, selectTarget, type CompiledSelect, type OnePass, type SelectTarget } from './compile.js';
 import { BulkInserts } from './bulk.js';
-import { asRollbackJournal, openDatabase, type Db } from './connection.js';
+import { asRollbackJournal, NotAStoreError, openDatabase, type Db } from './connection.js';
 import { CHANGES_TABLE, docsTable, ident } from './names.js';
-import { collidingKey, cursorKey, ensureSchema, fieldsOfIndexSql } from './schema.js';
+import { collidingKey, cursorKey, ensureSchema, fieldsOfIndexSql, softDeleteOf } from './schema.js';
 import { journals } from './journal.js';
 import { BoundedCache } from '../cache.js';
 import { onePassPays } from './plans.js';
@@ -513,6 +513,16 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   restore(snapshot: Uint8Array): void {
     if (!this.memory) throw new TypeError('restore: only an in-memory store can be restored; open the snapshot with fromSnapshot');
     const db = openDatabase(snapshot, this.#settings.busyTimeoutMs, this.#settings.mmapSize);
+    // Read from the snapshot before anything is let go: one that is not a store's leaves this store as it was.
+    let key: Uint8Array;
+    let soft: string[];
+    try {
+      key = cursorKey(db, this.#settings.idSeed);
+      soft = softDeleteOf(db);
+    } catch (e) {
+      db.close();
+      throw new NotAStoreError('restore: the snapshot is not a consolidata store (it has no cd_meta); the store is as it was', { cause: e });
+    }
     this.#db.close();
     this.#docs?.clear();
     this.#uniqueFields.clear();
@@ -520,7 +530,9 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     // The snapshot may have been taken before the feed was on.
     this.#feedOn = false;
     this.journals = journals(db);
-    this.cursorKey = cursorKey(db, this.#settings.idSeed);
+    this.cursorKey = key;
+    // Its soft deletes are the snapshot's (its unique indexes are made for them), not those of the database replaced.
+    this.takeSoft(soft);
   }
 
   close(): void {

@@ -138,8 +138,13 @@ function inspect(db: Db, label: string): { fingerprint?: string; layout?: string
     const shown = tables.slice(0, 5).join(', ') + (tables.length > 5 ? `, … (${tables.length} tables)` : '');
     throw new NotAStoreError(`${label} is not a consolidata store: it holds other tables (${shown}); open a new or empty file instead`);
   }
+  return { fingerprint, layout: meta(db, 'layout') ?? '1', softDelete: softDeleteOf(db) };
+}
+
+/** The types a store's database names soft (cd_meta). */
+export function softDeleteOf(db: Db): string[] {
   const soft = meta(db, 'softDelete');
-  return { fingerprint, layout: meta(db, 'layout') ?? '1', softDelete: soft ? (JSON.parse(soft) as string[]) : [] };
+  return soft ? (JSON.parse(soft) as string[]) : [];
 }
 
 /** Layout 1 → 2: R*Trees, their triggers and indexes named from raw identifiers (which could collide) get encoded names. */
