@@ -1,10 +1,11 @@
 /** The write statements of the one SQL compiler: each dialect's text and values, then run on SQLite. */
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePlan } from '../src/query/parse.js';
 import { resolveSettings } from '../src/settings.js';
 import { compileWhere } from '../src/sql/compile.js';
 import { bound, sql } from '../src/sql/fragment.js';
-import { context, deleteWhere, feedRead, firstBadParent, ids, insertArray, insertDoc, putArray, putDoc, readDocs, updateSet } from '../src/sql/write.js';
+import { context, deleteWhere, feedRead, firstBadParent, ids, insertArray, insertDoc, notSoft, putArray, putDoc, readDocs, updateSet } from '../src/sql/write.js';
 import { postgres } from '../src/postgres/dialect.js';
 import { sqlite } from '../src/sqlite/dialect.js';
 import { SqliteBackend } from '../src/sqlite/backend.js';
@@ -63,6 +64,21 @@ describe('write statements, as each dialect writes them', () => {
       params: ['W1'],
     });
     expect(firstBadParent(sqlite, table, '1', [{ steps: [step('wellName')], value: 1 }])).toBeNull();
+  });
+
+  it('a delete guarded by soft delete removes nothing of a type the list names, LIKE wildcards in a name matching only themselves', () => {
+    const db = new Database(':memory:');
+    db.exec(`CREATE TABLE cd_meta (key TEXT PRIMARY KEY, value TEXT); CREATE TABLE "docs_A_B" (id TEXT); INSERT INTO "docs_A_B" VALUES ('x')`);
+    const remove = (type: string) => {
+      const { sql: text, params } = deleteWhere(sqlite, { name: '"docs_A_B"' }, '1', notSoft('cd_meta', type));
+      return db.prepare(text).run(...params).changes;
+    };
+    db.exec(`INSERT INTO cd_meta VALUES ('softDelete', '["AxB","Well"]')`);
+    expect(remove('A_B')).toBe(1);
+    db.exec(`INSERT INTO "docs_A_B" VALUES ('x'); UPDATE cd_meta SET value = '["A_B"]'`);
+    expect(remove('A_B')).toBe(0);
+    expect(notSoft('"cd_meta"', '50%')).toBe(`NOT EXISTS (SELECT 1 FROM "cd_meta" WHERE key = 'softDelete' AND value LIKE '%"50\\%"%' ESCAPE '\\')`);
+    db.close();
   });
 
   it("the journal's request context: bound on SQLite and cleared before the commit; a literal on PostgreSQL, ending with the transaction, propagated to Citus' workers", () => {

@@ -34,7 +34,7 @@ import { compileSummary, type SummaryHooks } from './aggregate.js';
 import type { Select } from './compile.js';
 import type { Dialect } from './dialect.js';
 import { render, type Compiled, type Sql } from './fragment.js';
-import { context, deleteWhere, feedBounds, feedRead, firstBadParent, ids, insertArray, insertDoc, metaValue, putArray, putDoc, readDocs, updateSet, type WriteTable } from './write.js';
+import { context, deleteWhere, feedBounds, feedRead, firstBadParent, ids, insertArray, insertDoc, metaValue, notSoft, putArray, putDoc, readDocs, updateSet, type WriteTable } from './write.js';
 
 /** How often a request may ask the database which types delete softly (see SqlBackend.softDelete). */
 export const SOFT_DELETE_RECHECK_MS = 1000;
@@ -414,26 +414,30 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
   // ---- writes ----------------------------------------------------------------------------------------------
 
   /**
-   * Removes the matches. A delete (not a purge) asks the database first, in its transaction, whether the type's
-   * deletes are soft by now: then it throws SoftDeleteOn, having removed nothing, and the caller stamps instead.
+   * Removes the matches. A delete (not a purge) removes nothing if the database names the type's deletes soft by now
+   * (another process turned soft delete on): its statement says so itself, and when it removed nothing the list is
+   * read, to throw SoftDeleteOn when that is why; the caller then stamps instead.
    */
   delete(info: TypeInfo, plan: QueryPlan, journal?: Journal): MaybePromise<number> {
     const where = this.where(info, plan);
     const w: WriteSpec<number> = { op: 'delete', journal, counts: (n) => ({ created: 0, modified: 0, deleted: n, errors: [] }) };
     const ask = journal?.op !== 'purge';
-    return this.write(w, ask || where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where, ask), ask ? this.schemaHeld : []);
+    return this.write(w, where === null ? 2 : 1, (s) => this.#delete(s, info, plan, where, ask), ask ? this.schemaHeld : []);
   }
 
   *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null, ask: boolean): Op<number> {
-    if (ask) {
+    const matches = yield* this.#matches(s, info, plan, where);
+    if (matches === null) return 0;
+    const statement = deleteWhere(this.dialect, this.table(info.name), matches, ask ? notSoft(this.metaTable, info.name) : null);
+    const removed = (yield* call(this.driver.changes(s, statement))) as number;
+    if (removed === 0 && ask) {
       const kept = yield* this.#keptSoft(s);
       if (kept.includes(info.name)) {
         this.keepSoft(kept);
         throw new SoftDeleteOn(info.name);
       }
     }
-    const matches = yield* this.#matches(s, info, plan, where);
-    return matches === null ? 0 : yield* call(this.driver.changes(s, deleteWhere(this.dialect, this.table(info.name), matches)));
+    return removed;
   }
 
   /**

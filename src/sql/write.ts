@@ -6,7 +6,7 @@
  */
 import type { Step } from '../query/ast.js';
 import type { Dialect, JournalContext } from './dialect.js';
-import { bound, join, render, sql, type Compiled, type Param, type Sql } from './fragment.js';
+import { bound, join, literal, render, sql, type Compiled, type Param, type Sql } from './fragment.js';
 
 /**
  * A documents table as a write names it: its quoted identifier, and a column the layout computes from each document
@@ -136,11 +136,21 @@ export function firstBadParent(d: Dialect, t: WriteTable, where: Sql | string, s
 }
 
 /**
- * Deletes every row matching `where`.
- * @example deleteWhere(sqlite, table, where)
+ * Deletes every row matching `where` (and `guard`, a condition on nothing of the row).
+ * @example deleteWhere(sqlite, table, where, notSoft('"cd_meta"', 'Well'))
  */
-export function deleteWhere(d: Dialect, t: WriteTable, where: Sql | string): Compiled {
-  return render(sql`DELETE FROM ${t.name} WHERE ${where}`, d);
+export function deleteWhere(d: Dialect, t: WriteTable, where: Sql | string, guard: string | null = null): Compiled {
+  return render(guard === null ? sql`DELETE FROM ${t.name} WHERE ${where}` : sql`DELETE FROM ${t.name} WHERE (${where}) AND ${guard}`, d);
+}
+
+/**
+ * True while the database does not name `type` among those whose deletes are soft (the JSON list in `meta`, as the
+ * schema writes it: names in double quotes), read by the statement it stands in, so at once with its own writes.
+ * @example notSoft('"cd_meta"', 'Well') // NOT EXISTS (SELECT 1 FROM "cd_meta" WHERE key = 'softDelete' AND value LIKE '%"Well"%' ESCAPE '\')
+ */
+export function notSoft(meta: string, type: string): string {
+  const name = type.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return `NOT EXISTS (SELECT 1 FROM ${meta} WHERE key = 'softDelete' AND value LIKE ${literal(`%"${name}"%`)} ESCAPE '\\')`;
 }
 
 /**
