@@ -208,7 +208,7 @@ export interface Capabilities {
 export class Steer extends Error {}
 
 /**
- * Thrown by a backend's delete that finds, in its transaction, that the database now names the type's deletes soft
+ * Thrown by a backend's delete that finds, in its own statement, that the database now names the type's deletes soft
  * (another process turned soft delete on): nothing was removed, and the caller stamps the matches instead.
  */
 export class SoftDeleteOn extends Steer {

@@ -573,8 +573,9 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
   /** The quoted table of the database's own facts (key, value), where it names the types whose deletes are soft. */
   protected abstract readonly metaTable: string;
   /**
-   * What a hard delete's transaction starts with so that no schema change (soft delete turned on) commits between its
-   * reading of the list and its DELETE. None where a write transaction already excludes schema changes (SQLite).
+   * What a hard delete's transaction starts with so that no schema change (soft delete turned on) commits after its
+   * statement read the list: PostgreSQL takes a statement's snapshot before it waits for a lock. None where a write
+   * excludes schema changes already (SQLite: one writer, and a stale snapshot cannot write).
    */
   protected readonly schemaHeld: readonly string[] = [];
   #soft: ReadonlySet<string> = new Set();
@@ -582,8 +583,8 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
 
   /**
    * Types whose deletes are soft (their documents keep their rows, marked deleted), as the database says: another
-   * process may turn soft delete on for a type (never off) while this store is open. Read at open; again in every
-   * hard delete's transaction (one that finds its type soft by then throws SoftDeleteOn and deletes nothing); and,
+   * process may turn soft delete on for a type (never off) while this store is open. Read at open; by every hard
+   * delete's own statement (one that finds its type soft by then removes nothing and throws SoftDeleteOn); and,
    * asked here by a request, at most once a SOFT_DELETE_RECHECK_MS (on PostgreSQL the answer serves the requests after).
    */
   get softDelete(): ReadonlySet<string> {
