@@ -428,14 +428,7 @@ describe('restore and soft delete', () => {
     const store = await createTestStore({ seed: seedFixtures });
     const other = new Database(':memory:');
     other.exec('CREATE TABLE t (x)');
-    let error: unknown;
-    try {
-      store.restore(other.serialize());
-    } catch (e) {
-      error = e;
-    }
-    expect(error).toBeInstanceOf(NotAStoreError);
-    expect((error as NotAStoreError).code).toBe('NOT_A_STORE');
+    expect(() => store.restore(other.serialize())).toThrow(expect.objectContaining({ constructor: NotAStoreError, code: 'NOT_A_STORE' }));
     expect(await pwis(store)).toEqual(['FX-001', 'FX-002', 'FX-003', 'FX-004', 'FX-005']);
     other.close();
     store.close();
