@@ -16,7 +16,7 @@ import { andThen } from '../backend.js';
 import { textsOf } from '../core/slices.js';
 import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
-import { parseQuery } from '../query/parse.js';
+import { includeDeletedOf, parseQuery } from '../query/parse.js';
 import { KeyEstimates, openDatabase, type Db } from '../sqlite/index.js';
 import { pinpoint, resolveSettings, uniqueAlone, type OpenOptions, type Settings } from '../settings.js';
 import type { PoolOptions, PoolStats } from './pool.js';
@@ -64,9 +64,14 @@ function plainData(value: unknown, depth = 0): boolean {
   }
 }
 
-/** Whether a query's options (plain data: see plainData) may ask for soft-deleted documents too (null and false do not: includeDeletedOf). */
+/** Whether a query's options (plain data: see plainData) may ask for soft-deleted documents too: as the store reads them, or not readable. */
 function includesDeleted(options: unknown): boolean {
-  return isPlainObject(options) && options.includeDeleted !== undefined && options.includeDeleted !== null && options.includeDeleted !== false;
+  try {
+    return isPlainObject(options) && includeDeletedOf(options.includeDeleted);
+  } catch {
+    // Refused where every query is, on a worker.
+    return true;
+  }
 }
 
 /** Estimated rows at most which a query is cheap and takes the fast lane: one slice of an answer (BATCH_ROWS). */

@@ -129,6 +129,13 @@ describe("pinpoints on the pool's own thread", () => {
     expect(bad.errors[0]!.code).toBe('INVALID_REQUEST');
     expect(bad.errors).toEqual((await q.query('Well', { pwi: { in: ['W2'] } }, { limit: -1 })).errors);
     expect(q.stats().routed.main).toBe(6);
+    // includeDeleted: null reads as false, a pinpoint still; one the store cannot read is refused by a worker.
+    expect((await q.query('Well', { pwi: 'W2' }, { includeDeleted: null })).count).toBe(1);
+    expect(q.stats().routed.main).toBe(7);
+    expect((await q.query('Well', { pwi: 'W2' }, { includeDeleted: 'yes' })).errors).toEqual([
+      { code: 'INVALID_REQUEST', field: 'options.includeDeleted', message: 'options.includeDeleted: expected true or false, got "yes"' },
+    ]);
+    expect(q.stats().routed.main).toBe(7);
   });
 
   it('options a worker could not be sent, or an aborted signal, are answered as on any lane', async () => {
