@@ -428,7 +428,9 @@ describe('restore and soft delete', () => {
     const store = await createTestStore({ seed: seedFixtures });
     const other = new Database(':memory:');
     other.exec('CREATE TABLE t (x)');
-    expect(() => store.restore(other.serialize())).toThrow(expect.objectContaining({ constructor: NotAStoreError, code: 'NOT_A_STORE' }));
+    for (const bytes of [other.serialize(), Buffer.from('not a database at all, only some text of no use'), Buffer.from([1, 2, 3])]) {
+      expect(() => store.restore(bytes)).toThrow(expect.objectContaining({ constructor: NotAStoreError, code: 'NOT_A_STORE' }));
+    }
     expect(await pwis(store)).toEqual(['FX-001', 'FX-002', 'FX-003', 'FX-004', 'FX-005']);
     other.close();
     store.close();

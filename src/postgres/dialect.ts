@@ -13,7 +13,7 @@ import { shown } from '../limits.js';
 import type { Condition, SortKey, Step } from '../query/ast.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Comparison, type Dialect, type JsonSource } from '../sql/dialect.js';
-import { bound, join, render, sql, type Compiled, type Param, type Sql } from '../sql/fragment.js';
+import { bound, join, literal, render, sql, type Compiled, type Param, type Sql } from '../sql/fragment.js';
 import { put } from '../catalogue/validate.js';
 import { TINY } from '../geo/near.js';
 import { contextStatement } from './journal.js';
@@ -341,6 +341,7 @@ export function orderedOnPath(c: Condition): boolean {
  * decides membership in JS, with the same code as SQLite (src/geo/polygons.ts), so both answer the same to the bit.
  */
 export const postgres: Dialect = {
+  listHas: (list, item) => `(${list})::jsonb ? ${literal(item)}`,
   stored: (json) => [
     ['doc', sql`${json}::jsonb`],
     ['body', sql`${json}::text`],

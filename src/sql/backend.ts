@@ -428,7 +428,7 @@ export abstract class SqlBackend<S, A extends boolean> implements Pick<Backend, 
   *#delete(s: S, info: TypeInfo, plan: QueryPlan, where: Sql | string | null, ask: boolean): Op<number> {
     const matches = yield* this.#matches(s, info, plan, where);
     if (matches === null) return 0;
-    const statement = deleteWhere(this.dialect, this.table(info.name), matches, ask ? notSoft(this.metaTable, info.name) : null);
+    const statement = deleteWhere(this.dialect, this.table(info.name), matches, ask ? notSoft(this.dialect, this.metaTable, info.name) : null);
     const removed = (yield* call(this.driver.changes(s, statement))) as number;
     if (removed === 0 && ask) {
       const kept = yield* this.#keptSoft(s);

@@ -107,6 +107,8 @@ export interface Dialect extends Placeholders, Storage {
   readonly false: string;
   /** NULL-safe inequality: `IS NOT` or `IS DISTINCT FROM`. */
   readonly distinct: string;
+  /** True when the JSON text `list` (an array of strings, a column of text) holds `item` exactly, case and all. */
+  listHas(list: string, item: string): string;
   /** The column of insertion order. */
   readonly seq: string;
   /** The cast of a bound insertion-order position. */

@@ -6,7 +6,7 @@
  */
 import type { Step } from '../query/ast.js';
 import type { Dialect, JournalContext } from './dialect.js';
-import { bound, join, literal, render, sql, type Compiled, type Param, type Sql } from './fragment.js';
+import { bound, join, render, sql, type Compiled, type Param, type Sql } from './fragment.js';
 
 /**
  * A documents table as a write names it: its quoted identifier, and a column the layout computes from each document
@@ -144,13 +144,12 @@ export function deleteWhere(d: Dialect, t: WriteTable, where: Sql | string, guar
 }
 
 /**
- * True while the database does not name `type` among those whose deletes are soft (the JSON list in `meta`, as the
- * schema writes it: names in double quotes), read by the statement it stands in, so at once with its own writes.
- * @example notSoft('"cd_meta"', 'Well') // NOT EXISTS (SELECT 1 FROM "cd_meta" WHERE key = 'softDelete' AND value LIKE '%"Well"%' ESCAPE '\')
+ * True while the database does not name `type` among those whose deletes are soft (the JSON list in `meta`), read
+ * by the statement it stands in, so at once with its own writes.
+ * @example notSoft(sqlite, '"cd_meta"', 'Well') // NOT EXISTS (SELECT 1 FROM "cd_meta" AS m WHERE m.key = 'softDelete' AND EXISTS (SELECT 1 FROM json_each(m.value) AS e WHERE e.value = 'Well'))
  */
-export function notSoft(meta: string, type: string): string {
-  const name = type.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return `NOT EXISTS (SELECT 1 FROM ${meta} WHERE key = 'softDelete' AND value LIKE ${literal(`%"${name}"%`)} ESCAPE '\\')`;
+export function notSoft(d: Dialect, meta: string, type: string): string {
+  return `NOT EXISTS (SELECT 1 FROM ${meta} AS m WHERE m.key = 'softDelete' AND ${d.listHas('m.value', type)})`;
 }
 
 /**

@@ -512,16 +512,17 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   /** Replaces an in-memory database with a copy of a snapshot. */
   restore(snapshot: Uint8Array): void {
     if (!this.memory) throw new TypeError('restore: only an in-memory store can be restored; open the snapshot with fromSnapshot');
-    const db = openDatabase(snapshot, this.#settings.busyTimeoutMs, this.#settings.mmapSize);
     // Read from the snapshot before anything is let go: one that is not a store's leaves this store as it was.
+    let db: Db | undefined;
     let key: Uint8Array;
     let soft: string[];
     try {
+      db = openDatabase(snapshot, this.#settings.busyTimeoutMs, this.#settings.mmapSize);
       key = cursorKey(db, this.#settings.idSeed);
       soft = softDeleteOf(db);
     } catch (e) {
-      db.close();
-      throw new NotAStoreError('restore: the snapshot is not a consolidata store (it has no cd_meta); the store is as it was', { cause: e });
+      db?.close();
+      throw new NotAStoreError('restore: the snapshot is not a consolidata store; the store is as it was', { cause: e });
     }
     this.#db.close();
     this.#docs?.clear();

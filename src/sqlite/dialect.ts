@@ -7,7 +7,7 @@ import { widen } from '../geo/boxes.js';
 import { polygonHandle } from '../geo/polygons.js';
 import { pastEnd } from '../sql/compile.js';
 import { COMPARE, type Dialect, type JsonSource, type JsonValue, type Target } from '../sql/dialect.js';
-import { bound, join, render, sql, type Compiled, type Sql } from '../sql/fragment.js';
+import { bound, join, literal, render, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { docsTable, ident, rtreeTable } from './names.js';
 import { CLEAR_CONTEXT, setContext } from './journal.js';
 
@@ -113,6 +113,7 @@ const doc: JsonSource = {
 
 /** SQLite's hooks: `?` placeholders bound once per use, 1/0 for truth, rowid for insertion order. */
 export const sqlite: Dialect = {
+  listHas: (list, item) => `EXISTS (SELECT 1 FROM json_each(${list}) AS e WHERE e.value = ${literal(item)})`,
   text: () => '?',
   reuse: false,
   true: '1',

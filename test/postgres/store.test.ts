@@ -445,3 +445,18 @@ describe('soft delete turned on while a delete runs', () => {
     }
   });
 });
+
+describe('a server that reads backslashes in string literals as escapes', () => {
+  it('deletes as any other (standard_conforming_strings = off): the statements hold no backslash', async () => {
+    const old = new pg.Pool({ connectionString: url, max: 2, options: '-c standard_conforming_strings=off' });
+    try {
+      const store = await openPostgres(old, { schema: fresh() });
+      await store.insert('Well', [{ pwi: 'A' }, { pwi: 'B' }]);
+      expect(await store.delete('Well', { pwi: 'A' })).toMatchObject({ success: true, count: 1 });
+      expect((await store.query('Well', {})).data.map((d) => d.pwi)).toEqual(['B']);
+      await store.close();
+    } finally {
+      await old.end();
+    }
+  });
+});
