@@ -34,7 +34,7 @@ import { compileWhere, selectStatement, type PgSelect } from './compile.js';
 import { POSTGRES_SUMMARY } from './aggregate.js';
 import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
-import { insertArray, insertDoc, putArray, type WriteTable } from '../sql/write.js';
+import { insertArray, insertDoc, metaValue, putArray, type WriteTable } from '../sql/write.js';
 import { call, SqlBackend, Steer, type Matches, type Materialize, type Op, type PageColumns, type PageRows, type WriteSpec } from '../sql/backend.js';
 import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
 
@@ -165,7 +165,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     if (this.#options.distribution && !(await s.rows(HAS_CITUS))[0]![0]) throw noCitus(schema);
     const [exists] = await s.rows('SELECT to_regclass($1::text) IS NOT NULL', [meta]);
     // Soft delete, once on for a type, stays on for every store of the schema: its unique keys are partial.
-    const kept = exists?.[0] ? ((await s.rows(`SELECT value FROM ${meta} WHERE key = 'softDelete'`))[0]?.[0] as string | undefined) : undefined;
+    const kept = exists?.[0] ? ((await s.rows(metaValue(meta, 'softDelete')))[0]?.[0] as string | undefined) : undefined;
     const soft = [...new Set([...(kept ? (JSON.parse(kept) as string[]) : []), ...this.#settings.softDelete])].filter((t) => this.#settings.catalogue.resolve(t)).sort();
     this.keepSoft(soft);
     this.#schemaOptions = { ...this.#schemaOptions, softDelete: soft };

@@ -32,7 +32,6 @@ export interface PgJournalOptions {
   readonly distributed?: boolean;
 }
 
-
 /** JSON text of a text value, 'null' for NULL. */
 const jsonText = (x: string) => `COALESCE(to_json((${x})::text)::text, 'null')`;
 

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
 import { fieldExpr, pointExpr } from './dialect.js';
+import { literal } from '../sql/fragment.js';
 import { docsTable, geoIndexName, ident, indexName, liveIndexName, META_TABLE, qualified } from './names.js';
 import { pgJournalSchema, type PgJournalOptions } from './journal.js';
 import { citusStatements } from './citus.js';
@@ -109,7 +110,7 @@ export function schemaPlan(schema: string, catalogue: Catalogue, opts: PgSchemaO
     ...(opts.distribution ? citusStatements(schema, catalogue) : []),
     ...(opts.journal ? pgJournalSchema(schema, catalogue, opts.journal) : []),
     ...(opts.softDelete?.length
-      ? [`INSERT INTO ${qualified(schema, META_TABLE)} (key, value) VALUES ('softDelete', '${JSON.stringify(opts.softDelete)}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`]
+      ? [`INSERT INTO ${qualified(schema, META_TABLE)} (key, value) VALUES ('softDelete', ${literal(JSON.stringify(opts.softDelete))}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`]
       : []),
   ];
   const fingerprint = createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex');

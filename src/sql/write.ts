@@ -137,7 +137,7 @@ export function firstBadParent(d: Dialect, t: WriteTable, where: Sql | string, s
 
 /**
  * Deletes every row matching `where` (and `guard`, a condition on nothing of the row).
- * @example deleteWhere(sqlite, table, where, notSoft('"cd_meta"', 'Well'))
+ * @example deleteWhere(sqlite, table, where, notSoft(sqlite, '"cd_meta"', 'Well'))
  */
 export function deleteWhere(d: Dialect, t: WriteTable, where: Sql | string, guard: string | null = null): Compiled {
   return render(guard === null ? sql`DELETE FROM ${t.name} WHERE ${where}` : sql`DELETE FROM ${t.name} WHERE (${where}) AND ${guard}`, d);

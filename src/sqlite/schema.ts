@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { newCursorKey } from '../query/cursor.js';
 import type { Catalogue, TypeInfo } from '../catalogue/index.js';
 import { fieldExpr } from './dialect.js';
+import { literal } from '../sql/fragment.js';
 import { indexesOf, type IndexSpec } from '../settings.js';
 import { NotAStoreError, type Db } from './connection.js';
 import { journalSchema, type JournalOptions } from './journal.js';
@@ -92,7 +93,7 @@ function schemaPlan(catalogue: Catalogue, opts: SchemaOptions): SchemaPlan {
     const statements = catalogue.names.flatMap((name) => typeSchema(catalogue.resolve(name)!, opts));
     if (opts.journal) statements.push(...journalSchema(catalogue, opts.journal));
     if (opts.softDelete?.length) {
-      statements.push(`INSERT INTO cd_meta (key, value) VALUES ('softDelete', '${JSON.stringify(opts.softDelete)}') ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+      statements.push(`INSERT INTO cd_meta (key, value) VALUES ('softDelete', ${literal(JSON.stringify(opts.softDelete))}) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
     }
     plan = { statements, fingerprint: createHash('sha256').update(`${LAYOUT}\n${statements.join(';\n')}`).digest('hex') };
     if (byOpts.size < 64) byOpts.set(key, plan);
