@@ -279,6 +279,10 @@ class NodeRequest implements CoreRequest {
     return this.#abort.signal;
   }
 
+  get aborted(): boolean {
+    return this.#gone;
+  }
+
   /** The client left before its answer was written: a signal made or to be made is aborted. */
   leave(): void {
     this.#gone = true;

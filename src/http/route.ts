@@ -108,21 +108,17 @@ function v1Query(query: unknown): unknown {
   return objectIdToId(query);
 }
 
-/** The request's abort signal, for a store that stops a read when the client goes away. */
-function control(req: CoreRequest): { signal: AbortSignal } | undefined {
-  return req.signal ? { signal: req.signal } : undefined;
-}
-
 /**
- * Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. A
+ * Runs a query; a store that streams (the pool) answers chunk by chunk, so a large answer is never held whole. The
+ * request is the store's control (RequestControl): its signal is made only if the store asks for it. A
  * store answering text (a DynamicStore) is sent its text as it is: its documents are never parsed and serialised
  * again, and when it answers at once (SQLite) so does this.
  */
 function query(store: StoreLike, type: string, q: unknown, options: unknown, req: CoreRequest): MaybePromise<Envelope<unknown> | Streamed> {
   if (store.queryStream) {
-    return andThen(store.queryStream(type, q, options, control(req)), (stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
+    return andThen(store.queryStream(type, q, options, req), (stream) => stream.failure ?? (stream.whole !== undefined ? { head: SUCCESS, text: stream.whole } : { head: SUCCESS, body: stream }));
   }
-  if (!store.queryText) return store.query(type, q, options, control(req));
+  if (!store.queryText) return store.query(type, q, options, req);
   return andThen(store.queryText(type, q, options, TEXT_SLICES), taken);
 }
 
@@ -160,13 +156,13 @@ async function v1(store: StoreLike, body: Json, req: CoreRequest): Promise<Envel
     case 'delete':
       return store.delete(type, v1Query(body.query), activity(req));
     case 'aggregate':
-      return store.aggregate(type, v1Query(body.query), body.options ?? undefined, control(req));
+      return store.aggregate(type, v1Query(body.query), body.options ?? undefined, req);
     case 'count':
-      return store.count(type, v1Query(body.query), body.options ?? undefined, control(req));
+      return store.count(type, v1Query(body.query), body.options ?? undefined, req);
     case 'distinct': {
       // The versioned family has no key of its own for the field: it travels as options.field.
       const { field, ...options } = isPlainObject(body.options) ? body.options : {};
-      return store.distinct(type, field as string, v1Query(body.query), options, control(req));
+      return store.distinct(type, field as string, v1Query(body.query), options, req);
     }
     case 'types':
       return store.types();
@@ -336,13 +332,13 @@ const ROUTES = {
     },
   },
   '/data/aggregate': {
-    methods: { POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => s.aggregate(b.type as string, b.query, b.options, control(req)) } },
+    methods: { POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => s.aggregate(b.type as string, b.query, b.options, req) } },
   },
   '/data/count': {
-    methods: { POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => s.count(b.type as string, b.query, b.options, control(req)) } },
+    methods: { POST: { json: true, keys: ['type', 'query', 'options'], run: (s, b, req) => s.count(b.type as string, b.query, b.options, req) } },
   },
   '/data/distinct': {
-    methods: { POST: { json: true, keys: ['type', 'field', 'query', 'options'], run: (s, b, req) => s.distinct(b.type as string, b.field as string, b.query, b.options, control(req)) } },
+    methods: { POST: { json: true, keys: ['type', 'field', 'query', 'options'], run: (s, b, req) => s.distinct(b.type as string, b.field as string, b.query, b.options, req) } },
   },
   '/data': {
     methods: {

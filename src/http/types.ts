@@ -51,8 +51,10 @@ export interface CoreRequest {
   header(name: string): string | null;
   /** Raw bytes, or a value an upstream body parser already decoded (Express's `req.body`). */
   readBody: () => Promise<Uint8Array | { parsed: unknown }>;
-  /** Aborted when the client goes away: a query's work then stops. */
+  /** Aborted when the client goes away: a query's work then stops. A bridge may make it only when asked for. */
   signal?: AbortSignal;
+  /** Whether the client has gone already, told without making the signal (absent: `signal.aborted`). */
+  readonly aborted?: boolean;
 }
 
 /**

@@ -76,12 +76,12 @@ export interface PoolStats {
   aborts: number;
 }
 
-function controlSignal(control: RequestControl | undefined): AbortSignal | undefined {
+/** A request's control, checked but for its signal: that is read (and checked) only once the request may wait. */
+function controlOf(control: RequestControl | undefined): RequestControl | undefined {
   if (control === undefined) return undefined;
   if (control === null || typeof control !== 'object') throw new TypeError('control: expected { signal?: AbortSignal }');
-  const { signal } = control;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('control.signal: expected an AbortSignal');
-  return signal;
+  if (control.aborted !== undefined && typeof control.aborted !== 'boolean') throw new TypeError('control.aborted: expected a boolean');
+  return control;
 }
 
 
@@ -134,7 +134,7 @@ export class PooledStore {
    * @example await store.query('Well', { pwi: 'W1' }, undefined, { signal: AbortSignal.timeout(1000) })
    */
   async query(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<Envelope<AnyDoc>> {
-    const { job, head } = this.#core.submit('query', [type, query, options], this.#userId, controlSignal(control));
+    const { job, head } = this.#core.submit('query', [type, query, options], this.#userId, controlOf(control));
     try {
       return (await wholeAnswer(this.#core, job, await head)) as Envelope<AnyDoc>;
     } catch (e) {
@@ -162,9 +162,14 @@ export class PooledStore {
    * for await (const chunk of answer) if (!res.write(chunk)) await once(res, 'drain');
    * res.end();
    */
-  async queryStream(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStream> {
-    const { job, head } = this.#core.submit('query', [type, query, options], this.#userId, controlSignal(control));
-    return new PoolQueryStream(this.#core, job, await head);
+  queryStream(type: string, query?: unknown, options?: unknown, control?: RequestControl): Promise<QueryStream> {
+    try {
+      const { job, head } = this.#core.submit('query', [type, query, options], this.#userId, controlOf(control));
+      // A pinpoint's head is there at once: one settled promise, not a chain of them (a tenth of a cheap request's time).
+      return head instanceof Promise ? head.then((h) => new PoolQueryStream(this.#core, job, h)) : Promise.resolve(new PoolQueryStream(this.#core, job, head));
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /**
@@ -180,7 +185,7 @@ export class PooledStore {
    * @example await store.insertMany([{ type: 'Well', docs: wells }, { type: 'DailyProduction', docs: daily }])
    */
   async insertMany(parts: readonly { type: string; docs: unknown }[], options?: { activityId?: string }, control?: RequestControl): Promise<Envelope<never>[]> {
-    const { head } = this.#core.submit('insertMany', [parts, options], this.#userId, controlSignal(control));
+    const { head } = this.#core.submit('insertMany', [parts, options], this.#userId, controlOf(control));
     const answer = ((await head) as { answer: unknown }).answer;
     return Array.isArray(answer) ? (answer as Envelope<never>[]) : [answer as Envelope<never>];
   }
@@ -276,7 +281,7 @@ export class PooledStore {
 
   /** A request answered by one whole envelope: a write, or a summary (a read whose answer is small). */
   async #whole(op: Op, args: unknown[], control: RequestControl | undefined): Promise<Envelope<never>> {
-    const { head } = this.#core.submit(op, args, this.#userId, controlSignal(control));
+    const { head } = this.#core.submit(op, args, this.#userId, controlOf(control));
     return ((await head) as { answer: unknown }).answer as Envelope<never>;
   }
 }

@@ -12,13 +12,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { schemaAnswer, typesAnswer, type CatalogueShape } from '../catalogue/index.js';
 import { isPlainObject } from '../catalogue/validate.js';
 import { DynamicStore } from '../store.js';
-import { andThen } from '../backend.js';
+import { andThen, orCatch } from '../backend.js';
 import { textsOf } from '../core/slices.js';
 import { DataStoreError, fail, internalFailure, type Envelope } from '../envelope.js';
 import { LIMITS } from '../limits.js';
 import { includeDeletedOf, parseQuery } from '../query/parse.js';
 import { KeyEstimates, openDatabase, type Db } from '../sqlite/index.js';
 import { pinpoint, resolveSettings, uniqueAlone, type OpenOptions, type Settings } from '../settings.js';
+import type { RequestControl } from '../core/store-like.js';
 import type { PoolOptions, PoolStats } from './pool.js';
 import { deserializeError, GATE, WRITES, type FromWorker, type Op, type WorkerOpenOptions } from './protocol.js';
 import type { Batch, Head, Puller } from './stream.js';
@@ -72,6 +73,19 @@ function includesDeleted(options: unknown): boolean {
     // Refused where every query is, on a worker.
     return true;
   }
+}
+
+/** A request's signal, read only once it may wait: a node bridge makes its signal when it is first asked for. */
+function signalOf(control: RequestControl | undefined): AbortSignal | undefined {
+  const signal = control?.signal;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('control.signal: expected an AbortSignal');
+  return signal;
+}
+
+/** Whether a request was given up before it was asked, told by `aborted` where the control has it, without its signal. */
+function givenUp(control: RequestControl | undefined): boolean {
+  const aborted = control?.aborted;
+  return aborted === undefined ? signalOf(control)?.aborted === true : aborted === true;
 }
 
 /** Estimated rows at most which a query is cheap and takes the fast lane: one slice of an answer (BATCH_ROWS). */
@@ -165,21 +179,25 @@ export class Scheduler implements Puller<Job> {
 
   // ---- requests ------------------------------------------------------------------------
 
-  /** Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. */
-  submit(op: Op, args: unknown[], userId: string, signal: AbortSignal | undefined): { job: Job | undefined; head: Promise<Head> } {
+  /**
+   * Queues a request; `head` is its first answer: a whole envelope, or the first slice of a query's answer. A
+   * pinpoint's is there at once (no promise): it was read in the call, and its control's signal never asked for.
+   */
+  submit(op: Op, args: unknown[], userId: string, control: RequestControl | undefined): { job: Job | undefined; head: Head | Promise<Head> } {
     this.open();
     const route = WRITES.has(op) ? 'write' : op === 'query' ? this.#readLane(args[0], args[1]) : 'general';
     // Read here when a worker could be sent it (one it could not be sent is refused there, as elsewhere), and not
     // with includeDeleted: with soft deletes a unique key's index holds live documents only, so that is no pinpoint.
-    if (route === 'main' && !signal?.aborted && plainData(args[1]) && plainData(args[2]) && !includesDeleted(args[2])) {
+    if (route === 'main' && plainData(args[1]) && plainData(args[2]) && !includesDeleted(args[2]) && !givenUp(control)) {
       this.#routed.main++;
       return { job: undefined, head: this.#readHere(args) };
     }
+    const signal = signalOf(control);
     const lane: Lane = route === 'main' ? 'fast' : route;
     this.#routed[lane]++;
     const job: Job = { id: this.#nextId++, op, args, userId, lane, state: 'queued', started: false };
     const head = new Promise<Head>((resolve, reject) => (job.waiter = { resolve: resolve as (v: Head | Batch) => void, reject }));
-    if (signal?.aborted) {
+    if (signal?.aborted || control?.aborted === true) {
       this.#stats.aborts++;
       this.#settle(job, this.#cancelled(job, 'aborted'));
       return { job: undefined, head };
@@ -336,16 +354,15 @@ export class Scheduler implements Puller<Job> {
    * A pinpoint read on this thread's own store, whole (one document at most: one slice). Without a deadline or an
    * abort: a read of one row by a unique index has nothing to stop.
    */
-  #readHere(args: unknown[]): Promise<Head> {
+  #readHere(args: unknown[]): Head | Promise<Head> {
     const [type, query, options] = args;
-    try {
-      const answer = andThen(this.local().queryText(type as string, query, options, SLICE), ({ failure, slices }): Head =>
-        failure ? { kind: 'done', answer: failure } : { kind: 'text', batch: { text: textsOf(slices).join(''), end: true } },
-      );
-      return Promise.resolve(answer).catch((e: unknown): Head => ({ kind: 'done', answer: this.#internal(e) }));
-    } catch (e) {
-      return Promise.resolve({ kind: 'done', answer: this.#internal(e) });
-    }
+    return orCatch(
+      () =>
+        andThen(this.local().queryText(type as string, query, options, SLICE), ({ failure, slices }): Head =>
+          failure ? { kind: 'done', answer: failure } : { kind: 'text', batch: { text: textsOf(slices).join(''), end: true } },
+        ),
+      (e): Head => ({ kind: 'done', answer: this.#internal(e) }),
+    );
   }
 
   #keyEstimates(): KeyEstimates {

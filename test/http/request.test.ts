@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IncomingMessage } from 'node:http';
 import { createNodeHandler, headerOf, splitTarget, toHeaders } from '../../src/http/node.js';
-import type { StoreLike } from '../../src/core/store-like.js';
+import type { RequestControl, StoreLike } from '../../src/core/store-like.js';
 import { DataStore } from '../../src/index.js';
 
 /** The path and parameters as `new URL` reads them, a target it cannot parse as the bridge answers it. */
@@ -154,6 +154,41 @@ describe('the request signal of the node bridge', () => {
       await left;
       for (let i = 0; i < 100 && seen === undefined; i++) await new Promise((r) => setTimeout(r, 10));
       expect(seen).toBe(true);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+  it("is a query's control: `aborted` tells whether the client left, its signal then aborted too", async () => {
+    let gone!: () => void;
+    const left = new Promise<void>((r) => (gone = r));
+    const seen: { before?: boolean; after?: boolean; signal?: boolean } = {};
+    const store = {
+      query: () => Promise.reject(new Error('not asked')),
+      async queryStream(_type: string, _q: unknown, _o: unknown, control: RequestControl) {
+        seen.before = control.aborted;
+        await left;
+        seen.after = control.aborted;
+        seen.signal = control.signal?.aborted;
+        return { failure: { success: false, data: [], errors: [{ code: 'TIMEOUT', message: 'gone' }] }, [Symbol.asyncIterator]: () => undefined };
+      },
+      withUser: () => store,
+    } as unknown as StoreLike;
+    const handler = createNodeHandler(store);
+    const server = http.createServer((req, res) => {
+      res.once('close', () => gone());
+      handler(req, res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const body = JSON.stringify({ type: 'Well', query: { pwi: 'W1' } });
+      const s = connect(port, '127.0.0.1', () => {
+        s.write(`POST /api/data/query HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+        setTimeout(() => s.destroy(), 50);
+      });
+      await left;
+      for (let i = 0; i < 100 && seen.signal === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(seen).toEqual({ before: false, after: true, signal: true });
     } finally {
       await new Promise((r) => server.close(r));
     }

@@ -159,6 +159,37 @@ describe("pinpoints on the pool's own thread", () => {
     expect(aborted.errors[0]!.code).toBe('TIMEOUT');
     expect(q.stats().routed).toEqual({ main: 0, fast: 4, general: 0, write: 1 });
   });
+  it('a pinpoint never asks for its signal (an HTTP request makes one only when asked): `aborted` says whether it was given up', async () => {
+    const q = await createPool(dir.file('pinpoint-control.db'), { readers: 1, workerScript: script });
+    pools.push(q);
+    await q.insert('Well', [{ pwi: 'W1' }]);
+    let asked = 0;
+    const control = (aborted: boolean | undefined, signal = new AbortController().signal) => ({
+      aborted,
+      get signal(): AbortSignal {
+        asked++;
+        return signal;
+      },
+    });
+    expect((await q.query('Well', { pwi: 'W1' }, undefined, control(false))).count).toBe(1);
+    expect((await (await q.queryStream('Well', { pwi: 'W1' }, undefined, control(false))).whole)?.length).toBeGreaterThan(0);
+    expect(asked).toBe(0);
+    expect(q.stats().routed).toEqual({ main: 2, fast: 0, general: 0, write: 1 });
+    // Given up before it was read: TIMEOUT, as on any lane, whatever the signal says.
+    expect((await q.query('Well', { pwi: 'W1' }, undefined, control(true))).errors[0]!.code).toBe('TIMEOUT');
+    // Without `aborted`, the signal tells.
+    expect((await q.query('Well', { pwi: 'W1' }, undefined, control(undefined, AbortSignal.abort()))).errors[0]!.code).toBe('TIMEOUT');
+    expect((await q.query('Well', { pwi: 'W1' }, undefined, control(undefined))).count).toBe(1);
+    expect(q.stats().routed.main).toBe(3);
+    // A request that may wait reads its signal, to stop on it.
+    asked = 0;
+    expect((await q.query('Well', { pwi: { in: ['W1'] } }, undefined, control(false))).count).toBe(1);
+    expect(asked).toBe(1);
+    // A control that is not one is refused, pinpoint or not.
+    await expect(q.query('Well', { pwi: 'W1' }, undefined, { aborted: 'no' } as never)).rejects.toThrow(new TypeError('control.aborted: expected a boolean'));
+    await expect(q.queryStream('Well', { pwi: 'W1' }, undefined, { signal: 'no' } as never)).rejects.toThrow(new TypeError('control.signal: expected an AbortSignal'));
+    await expect(q.query('Well', { pwi: { in: ['W1'] } }, undefined, null as never)).rejects.toThrow(new TypeError('control: expected { signal?: AbortSignal }'));
+  });
 });
 
 describe('clients that do not read', () => {
