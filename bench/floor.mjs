@@ -5,8 +5,8 @@
 // servers; the table gives the median of the rounds and their range.
 // Targets: serve ≥ 0.8× the hand server's requests/s on the equality, ahead of it on the page with the pool, p99 no
 // worse. Usage: node bench/floor.mjs [--wells 100000] [--seconds 20] [--rounds 3] [--connections 20] [--report]
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,12 +66,28 @@ for (const w of workloads) {
   if (differ.length) throw new Error(`${w.name}: ${differ.join(', ')} answer other bodies than the hand server:\n${bodies.map((b) => b.slice(-300)).join('\n')}`);
 }
 
+// CPU time a request costs, all threads of the server's process together and of this process (autocannon's client), read
+// from /proc: with the client on the same machine, a server uses fewer cores' worth of time only by spending less per request.
+const TICK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
+const cpuOf = (pid) => {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / TICK) * 1e6;
+};
+const clientCpu = () => {
+  const u = process.cpuUsage();
+  return u.user + u.system;
+};
+
 const runs = [];
 for (let round = 1; round <= ROUNDS; round++) {
   for (const w of workloads) {
     for (const s of servers) {
+      const [server0, client0] = [cpuOf(s.pid), clientCpu()];
       const r = await autocannon({ url: s.base, connections: CONNECTIONS, duration: SECONDS, requests: [w.request] });
-      const run = { round, workload: w.name, server: s.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts + r.non2xx };
+      const served = r.requests.total;
+      const cpu = (cpuOf(s.pid) - server0) / served;
+      const client = (clientCpu() - client0) / served;
+      const run = { round, workload: w.name, server: s.name, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max, errors: r.errors + r.timeouts + r.non2xx, cpu, client };
       runs.push(run);
       console.log(JSON.stringify(run));
     }
@@ -90,14 +106,15 @@ for (const w of workloads) {
     const p99 = median(mine.map((r) => r.p99));
     const target = s.name === 'hand' ? '' : w.name === 'eq-pwi' ? (rps >= 0.8 * hand ? 'met' : 'missed') + ' (≥ 0.8×)' : s.name === 'pool' ? (rps > hand ? 'met' : 'missed') + ' (> 1×)' : '';
     const p99Target = s.name === 'hand' ? '' : p99 <= handP99 ? 'met' : 'missed';
-    rows.push(`| ${w.label} | ${s.label} | ${fmt(rps)} (${fmt(Math.min(...mine.map((r) => r.rps)))}–${fmt(Math.max(...mine.map((r) => r.rps)))}) | ${(rps / hand).toFixed(2)}× | ${target} | ${p99} | ${p99Target} | ${Math.max(...mine.map((r) => r.max))} | ${mine.reduce((a, r) => a + r.errors, 0)} |`);
+    const cpu = `${fmt(median(mine.map((r) => r.cpu)))} + ${fmt(median(mine.map((r) => r.client)))}`;
+    rows.push(`| ${w.label} | ${s.label} | ${fmt(rps)} (${fmt(Math.min(...mine.map((r) => r.rps)))}–${fmt(Math.max(...mine.map((r) => r.rps)))}) | ${(rps / hand).toFixed(2)}× | ${target} | ${p99} | ${p99Target} | ${Math.max(...mine.map((r) => r.max))} | ${mine.reduce((a, r) => a + r.errors, 0)} | ${cpu} |`);
   }
 }
 const table = [
-  `**HTTP at the floor** (\`npm run load\`, ${new Date().toISOString()}: ${WELLS.toLocaleString('en-US')} Wells, autocannon ${CONNECTIONS} connections × ${SECONDS} s, ${ROUNDS} rounds interleaving the servers; requests/s as the median of the rounds (range); bodies byte-identical but the cursor's signature):`,
+  `**HTTP at the floor** (\`npm run load\`, ${new Date().toISOString()}: ${WELLS.toLocaleString('en-US')} Wells, autocannon ${CONNECTIONS} connections × ${SECONDS} s, ${ROUNDS} rounds interleaving the servers; requests/s as the median of the rounds (range); bodies byte-identical but the cursor's signature; CPU µs a request: the server's process, all its threads, + the client's):`,
   '',
-  '| request | server | req/s | vs hand | target | p99 ms | p99 ≤ hand | max ms | errors |',
-  '|---|---|---:|---:|---|---:|---|---:|---:|',
+  '| request | server | req/s | vs hand | target | p99 ms | p99 ≤ hand | max ms | errors | CPU µs/request |',
+  '|---|---|---:|---:|---|---:|---|---:|---:|---:|',
   ...rows,
 ];
 console.log(table.join('\n'));
