@@ -118,79 +118,82 @@ describe('headerOf', () => {
   });
 });
 
+/**
+ * Serves the store `build` makes, sends `request` as raw bytes and leaves 50 ms later; resolves once the response has
+ * closed and `settled()` holds (or a second has passed). `left` resolves when the client has gone.
+ */
+async function leaveMidRequest(build: (left: Promise<void>) => { store: StoreLike; options?: Parameters<typeof createNodeHandler>[1] }, request: string, settled: () => boolean): Promise<void> {
+  let gone!: () => void;
+  const left = new Promise<void>((r) => (gone = r));
+  const { store, options } = build(left);
+  const handler = createNodeHandler(store, options);
+  const server = http.createServer((req, res) => {
+    res.once('close', () => gone());
+    handler(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const s = connect(port, '127.0.0.1', () => {
+      s.write(request);
+      setTimeout(() => s.destroy(), 50);
+    });
+    await left;
+    for (let i = 0; i < 100 && !settled(); i++) await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+}
+
 describe('the request signal of the node bridge', () => {
   it('is aborted when asked for after the client left', async () => {
-    let gone!: () => void;
-    const left = new Promise<void>((r) => (gone = r));
     let seen: boolean | undefined;
-    const store = {
-      query: () => Promise.reject(new Error('not asked')),
-      watch: () => undefined,
-      async changes(_type: string, options: { signal?: AbortSignal }) {
-        seen = options.signal?.aborted;
-        return { success: true, data: [], errors: [] };
+    await leaveMidRequest(
+      (left) => {
+        const store = {
+          query: () => Promise.reject(new Error('not asked')),
+          watch: () => undefined,
+          async changes(_type: string, options: { signal?: AbortSignal }) {
+            seen = options.signal?.aborted;
+            return { success: true, data: [], errors: [] };
+          },
+          withUser: () => store,
+        } as unknown as StoreLike;
+        // Holds the request until its client has gone: the route then asks for the signal.
+        const authenticate = async () => {
+          await left;
+          return { userId: 'u' };
+        };
+        return { store, options: { authenticate } };
       },
-      withUser: () => store,
-    } as unknown as StoreLike;
-    const handler = createNodeHandler(store, {
-      // Holds the request until its client has gone: the route then asks for the signal.
-      authenticate: async () => {
-        await left;
-        return { userId: 'u' };
-      },
-    });
-    const server = http.createServer((req, res) => {
-      res.once('close', () => gone());
-      handler(req, res);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as AddressInfo;
-    try {
       // A long poll of the change feed: it passes the signal on, and has no body to read.
-      const s = connect(port, '127.0.0.1', () => {
-        s.write(`GET /api/data/changes?type=Well&wait=1000 HTTP/1.1\r\nHost: x\r\n\r\n`);
-        setTimeout(() => s.destroy(), 50);
-      });
-      await left;
-      for (let i = 0; i < 100 && seen === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(seen).toBe(true);
-    } finally {
-      await new Promise((r) => server.close(r));
-    }
+      `GET /api/data/changes?type=Well&wait=1000 HTTP/1.1\r\nHost: x\r\n\r\n`,
+      () => seen !== undefined,
+    );
+    expect(seen).toBe(true);
   });
+
   it("is a query's control: `aborted` tells whether the client left, its signal then aborted too", async () => {
-    let gone!: () => void;
-    const left = new Promise<void>((r) => (gone = r));
     const seen: { before?: boolean; after?: boolean; signal?: boolean } = {};
-    const store = {
-      query: () => Promise.reject(new Error('not asked')),
-      async queryStream(_type: string, _q: unknown, _o: unknown, control: RequestControl) {
-        seen.before = control.aborted;
-        await left;
-        seen.after = control.aborted;
-        seen.signal = control.signal?.aborted;
-        return { failure: { success: false, data: [], errors: [{ code: 'TIMEOUT', message: 'gone' }] }, [Symbol.asyncIterator]: () => undefined };
+    const body = JSON.stringify({ type: 'Well', query: { pwi: 'W1' } });
+    await leaveMidRequest(
+      (left) => {
+        const store = {
+          query: () => Promise.reject(new Error('not asked')),
+          async queryStream(_type: string, _q: unknown, _o: unknown, control: RequestControl) {
+            seen.before = control.aborted;
+            await left;
+            seen.after = control.aborted;
+            seen.signal = control.signal?.aborted;
+            return { failure: { success: false, data: [], errors: [{ code: 'TIMEOUT', message: 'gone' }] }, [Symbol.asyncIterator]: () => undefined };
+          },
+          withUser: () => store,
+        } as unknown as StoreLike;
+        return { store };
       },
-      withUser: () => store,
-    } as unknown as StoreLike;
-    const handler = createNodeHandler(store);
-    const server = http.createServer((req, res) => {
-      res.once('close', () => gone());
-      handler(req, res);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as AddressInfo;
-    try {
-      const body = JSON.stringify({ type: 'Well', query: { pwi: 'W1' } });
-      const s = connect(port, '127.0.0.1', () => {
-        s.write(`POST /api/data/query HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
-        setTimeout(() => s.destroy(), 50);
-      });
-      await left;
-      for (let i = 0; i < 100 && seen.signal === undefined; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(seen).toEqual({ before: false, after: true, signal: true });
-    } finally {
-      await new Promise((r) => server.close(r));
-    }
+      `POST /api/data/query HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+      () => seen.signal !== undefined,
+    );
+    expect(seen).toEqual({ before: false, after: true, signal: true });
   });
 });
