@@ -8,7 +8,9 @@ import type { SliceSize, TextSlices } from './slices.js';
 /**
  * Per-request control the adapter passes to a store: `signal` aborts when the client goes away. `aborted` says whether
  * it has already gone, for a store that needs to know only that: a request answered at once, in the call, has nothing
- * to stop later, and the HTTP adapter makes its signal (an AbortController, ~4 µs) only when a store asks for it.
+ * to stop later, and the node bridge makes its signal (an AbortController, ~4 µs) only when a store asks for it. The
+ * adapter passes its request object itself, whose `signal` and `aborted` are getters: read them from the control, do
+ * not copy it (a spread leaves them behind).
  */
 export interface RequestControl {
   signal?: AbortSignal;

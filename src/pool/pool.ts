@@ -27,7 +27,7 @@ import { DataStoreError, type Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
 import type { ChangeEvent } from '../backend.js';
 import type { Op } from './protocol.js';
-import { Scheduler } from './scheduler.js';
+import { Scheduler, signalOf } from './scheduler.js';
 import { PoolQueryStream, wholeAnswer, type QueryStream } from './stream.js';
 
 export type { QueryStream } from './stream.js';
@@ -76,10 +76,15 @@ export interface PoolStats {
   aborts: number;
 }
 
-/** A request's control, checked but for its signal: that is read (and checked) only once the request may wait. */
+/**
+ * A request's control, checked. A signal given as a value is checked here; one behind a getter (made when it is first
+ * asked for, as the node bridge's is) only once it is read, which a request answered within the call never does.
+ */
 function controlOf(control: RequestControl | undefined): RequestControl | undefined {
   if (control === undefined) return undefined;
-  if (control === null || typeof control !== 'object') throw new TypeError('control: expected { signal?: AbortSignal }');
+  if (control === null || typeof control !== 'object') throw new TypeError('control: expected { signal?: AbortSignal, aborted?: boolean }');
+  const given = Object.getOwnPropertyDescriptor(control, 'signal');
+  if (given && 'value' in given) signalOf(control);
   if (control.aborted !== undefined && typeof control.aborted !== 'boolean') throw new TypeError('control.aborted: expected a boolean');
   return control;
 }

@@ -76,7 +76,7 @@ function includesDeleted(options: unknown): boolean {
 }
 
 /** A request's signal, read only once it may wait: a node bridge makes its signal when it is first asked for. */
-function signalOf(control: RequestControl | undefined): AbortSignal | undefined {
+export function signalOf(control: RequestControl | undefined): AbortSignal | undefined {
   const signal = control?.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('control.signal: expected an AbortSignal');
   return signal;

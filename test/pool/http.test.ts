@@ -61,6 +61,39 @@ describe('the pool behind the HTTP adapter', () => {
     }
   });
 
+  it('a pinpoint makes no AbortController on its way (the node bridge makes one when the pool reads it); a query that may wait makes one', async () => {
+    const { port } = new URL(await listen(pool));
+    const send = (body: unknown) =>
+      new Promise<{ count: number }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: '/api/data/query', method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+          let out = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (out += c));
+          res.on('end', () => resolve(JSON.parse(out) as { count: number }));
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify(body));
+      });
+    const Real = globalThis.AbortController;
+    let made = 0;
+    globalThis.AbortController = class extends Real {
+      constructor() {
+        super();
+        made++;
+      }
+    };
+    try {
+      const main = pool.stats().routed.main;
+      expect((await send({ type: 'Well', query: { pwi: 'S000001' } })).count).toBe(1);
+      expect(pool.stats().routed.main).toBe(main + 1);
+      expect(made).toBe(0);
+      expect((await send({ type: 'Well', query: { pwi: { in: ['S000001'] } } })).count).toBe(1);
+      expect(made).toBe(1);
+    } finally {
+      globalThis.AbortController = Real;
+    }
+  });
+
   it('a query past maxQueryMs answers 503 TIMEOUT naming the bound', async () => {
     const tight = await createPool(file, { readers: 1, maxQueryMs: 300, workerScript: await workerScript() });
     try {

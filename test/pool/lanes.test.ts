@@ -188,7 +188,9 @@ describe("pinpoints on the pool's own thread", () => {
     // A control that is not one is refused, pinpoint or not.
     await expect(q.query('Well', { pwi: 'W1' }, undefined, { aborted: 'no' } as never)).rejects.toThrow(new TypeError('control.aborted: expected a boolean'));
     await expect(q.queryStream('Well', { pwi: 'W1' }, undefined, { signal: 'no' } as never)).rejects.toThrow(new TypeError('control.signal: expected an AbortSignal'));
-    await expect(q.query('Well', { pwi: { in: ['W1'] } }, undefined, null as never)).rejects.toThrow(new TypeError('control: expected { signal?: AbortSignal }'));
+    await expect(q.query('Well', { pwi: { in: ['W1'] } }, undefined, null as never)).rejects.toThrow(new TypeError('control: expected { signal?: AbortSignal, aborted?: boolean }'));
+    // A signal given as a value is checked at once, even where `aborted` spares reading it.
+    await expect(q.query('Well', { pwi: 'W1' }, undefined, { aborted: false, signal: 'no' } as never)).rejects.toThrow(new TypeError('control.signal: expected an AbortSignal'));
   });
 });
 
