@@ -156,7 +156,7 @@ async function repeat(rep, { inner = 1, budget, heavy = false, setup, minReps = 
 
 /**
  * Queries: a check pass (also the warm-up) records the hit count per argument, up to `checkN` arguments or the
- * budget; then batches sized to ~20 ms cycle through the arguments. A call slower than the budget gets one rep.
+ * budget; then batches sized to ~20 ms on warm calls cycle through the arguments. A call slower than the budget gets one rep.
  */
 async function measureQuery(fn, args, budget, checkN) {
   const hits = [];
@@ -166,14 +166,28 @@ async function measureQuery(fn, args, budget, checkN) {
     if (performance.now() - t0 > budget) break;
   }
   const one = (performance.now() - t0) / hits.length;
-  const inner = Math.max(1, Math.min(1000, Math.round(20 / Math.max(one, 1e-3))));
   let k = 0;
-  const m = await repeat(async () => {
-    for (let i = 0; i < inner; i++) {
+  const batch = async (size) => {
+    for (let i = 0; i < size; i++) {
       const a = args[k++ % args.length];
       await call(() => fn(...a));
     }
-  }, { inner, budget, minReps: one > budget ? 1 : 3 });
+  };
+  // Batches of ~20 ms (at most 1,000 calls), sized on warm calls by doubling: the check pass's first calls also
+  // prepare statements and compile code, and sized from them alone a system with costly first calls was timed in
+  // batches of a few cold calls.
+  let inner = 1;
+  while (one <= budget && inner < 1000) {
+    const t = performance.now();
+    await batch(inner);
+    const dt = performance.now() - t;
+    if (dt >= 20) {
+      inner = Math.max(1, Math.round((inner * 20) / dt));
+      break;
+    }
+    inner = Math.min(1000, inner * 2);
+  }
+  const m = await repeat(() => batch(inner), { inner, budget, minReps: one > budget ? 1 : 3 });
   return { ...m, hits, inner };
 }
 
@@ -386,6 +400,8 @@ for (const n of SIZES) {
     const counts = {};
     await each(async (name, s) => {
       if (q.systems && !q.systems.includes(name)) return;
+      // Each system starts on a collected heap: the garbage of the one measured before is not collected on its clock.
+      gc();
       const m = await measureQuery((...a) => s[q.method](...a), q.args(P), budget, q.check);
       counts[name] = m.hits;
       const hits = typeof m.hits[0] === 'number' ? m.hits.reduce((a, b) => a + b, 0) / m.hits.length : m.hits[0];
