@@ -3,7 +3,7 @@
  * (open, after an atomic load), and the answer to a failure. The other files of src/core/ are given this state.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import type { Backend } from '../backend.js';
+import { orCatch, type Backend } from '../backend.js';
 import { fail, internalFailure, RequestError, type Envelope } from '../envelope.js';
 import type { ParseContext } from '../query/parse.js';
 import type { Settings } from '../settings.js';
@@ -47,13 +47,7 @@ export function runNow<T>(state: State, fn: () => Envelope<T> | Promise<Envelope
   // An atomic load holds the connection's one transaction: run after it, never inside it.
   const gate = state.gate;
   if (gate) return gate.then(() => run(state, fn));
-  const failed = (e: unknown) => failure<T>(e, state.settings.onError);
-  try {
-    const out = fn();
-    return out instanceof Promise ? out.catch(failed) : out;
-  } catch (e) {
-    return failed(e);
-  }
+  return orCatch(fn, (e) => failure<T>(e, state.settings.onError));
 }
 
 /**
