@@ -4,7 +4,7 @@
  * the bulk path of large inserts (bulk.ts), streamed reads, and snapshots. The schema is kept by schema.ts.
  */
 import type { TypeInfo } from '../catalogue/index.js';
-import { duplicateError, StoreBusyError, type Backend, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type TextPage } from '../backend.js';
+import { duplicateError, orCatch, StoreBusyError, type Backend, type MaybePromise, type BulkWriter, type FieldSet, type Explained, type ReplaceResult, type InsertResult, type StoredDoc, type Journal, type ChangeFeed, type RowStream, type TextPage } from '../backend.js';
 import type { EnvelopeError } from '../envelope.js';
 import type { QueryPlan } from '../query/ast.js';
 import type { Settings } from '../settings.js';
@@ -123,12 +123,10 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   }
 
   /** fn, with an engine error that means a request error (requestErrorOf) thrown as that. */
-  #refused<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (e) {
+  #refused<T>(fn: () => MaybePromise<T>): MaybePromise<T> {
+    return orCatch(fn, (e) => {
       throw requestErrorOf(e) ?? e;
-    }
+    });
   }
 
   /** fn, run again while another connection's lock rolls it back, up to BUSY_ATTEMPTS times; then `exhausted()` is thrown. */
