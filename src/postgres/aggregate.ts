@@ -1,9 +1,6 @@
 /** PostgreSQL's hooks for summaries (src/sql/aggregate.ts): date buckets on the stored ISO text, JSON values as jsonb. */
-import type { SummaryHooks } from '../sql/aggregate.js';
+import { instant, type SummaryHooks } from '../sql/aggregate.js';
 import { jsonbUnwound, postgres } from './dialect.js';
-
-/** A bucket's first instant, as the store writes dates: its date part, then `rest` (one constant, one concatenation). */
-const instant = (date: string, rest: string) => `(${date} || '${rest}T00:00:00.000Z')`;
 
 /** PostgreSQL's summary hooks. */
 export const POSTGRES_SUMMARY: SummaryHooks = {

@@ -41,6 +41,9 @@ export interface SummaryHooks {
   sum(x: string): string;
 }
 
+/** A bucket's first instant, as the store writes dates: its date part, then `rest` (one constant, one concatenation); for `bucket`. */
+export const instant = (date: string, rest: string) => `(${date} || '${rest}T00:00:00.000Z')`;
+
 /** A summary as the backend runs it: one statement, and how its rows become the answer. */
 export interface CompiledSummary {
   readonly sql: Sql;

@@ -1,15 +1,12 @@
 /** SQLite's hooks for summaries (src/sql/aggregate.ts): date buckets on the stored ISO text, JSON values by type class. */
 import type { Step } from '../query/ast.js';
-import type { SummaryHooks } from '../sql/aggregate.js';
+import { instant, type SummaryHooks } from '../sql/aggregate.js';
 import { jsonPath } from './dialect.js';
 
 /** MongoDB's order of types as a number (numbers, strings, objects, arrays, booleans); NULL for null and missing. */
 function typeClass(type: string): string {
   return `(CASE ${type} WHEN 'integer' THEN 1 WHEN 'real' THEN 1 WHEN 'text' THEN 2 WHEN 'object' THEN 3 WHEN 'array' THEN 4 WHEN 'false' THEN 5 WHEN 'true' THEN 5 END)`;
 }
-
-/** A bucket's first instant, as the store writes dates: its date part, then `rest` (one constant, one concatenation). */
-const instant = (date: string, rest: string) => `(${date} || '${rest}T00:00:00.000Z')`;
 
 /** SQLite's summary hooks. */
 export const SQLITE_SUMMARY: SummaryHooks = {
