@@ -182,7 +182,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
     await this.#driver.run(
       this.retried(
         async () => {
-          await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${ms}`);
+          await this.#driver.begin(s, 'write', []);
           try {
             // Two processes opening one new schema at once: the second waits, then finds it made.
             await s.rows(`SELECT pg_advisory_xact_lock(${schemaLock(schema)})`);
@@ -667,7 +667,7 @@ export class PostgresBackend extends SqlBackend<Session, false> implements Backe
         const client = await this.#driver.connect();
         const s = new Session(client);
         try {
-          await s.exec(this.#options.lockTimeoutSet ? 'BEGIN' : `BEGIN; SET LOCAL lock_timeout = ${Math.max(0, Math.floor(this.#settings.busyTimeoutMs))}`);
+          await this.#driver.begin(s, 'write', []);
         } catch (e) {
           client.release(e as Error);
           throw requestErrorOf(e) ?? e;
