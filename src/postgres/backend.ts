@@ -12,6 +12,7 @@ import { put, isPlainObject } from '../catalogue/validate.js';
 import {
   duplicateError,
   parentNotObject,
+  Steer,
   StoreBusyError,
   type Backend,
   type BulkWriter,
@@ -35,7 +36,7 @@ import { POSTGRES_SUMMARY } from './aggregate.js';
 import { coordText, fieldExpr, orderedOnPath, postgres, toPostgres, unstorable } from './dialect.js';
 import { bound, join, sql, type Compiled, type Sql } from '../sql/fragment.js';
 import { insertArray, insertDoc, metaValue, putArray, type WriteTable } from '../sql/write.js';
-import { call, SqlBackend, Steer, type Matches, type Materialize, type Op, type PageColumns, type PageRows, type WriteSpec } from '../sql/backend.js';
+import { call, SqlBackend, type Matches, type Materialize, type Op, type PageColumns, type PageRows, type WriteSpec } from '../sql/backend.js';
 import { ATTEMPTS, PgDriver, refused, requestErrorOf, Session, sqlState, UNDEFINED_TABLE, type PgClientLike, type PgPoolLike, type Row } from './driver.js';
 
 export { requestErrorOf, type PgClientLike, type PgPoolLike };

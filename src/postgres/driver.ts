@@ -3,9 +3,9 @@
  * request (its session), statements answered with promises (operations run with runAsync), and what the server's
  * errors mean: lock waits, deadlocks and serialization failures are run again; a lost connection is UNAVAILABLE.
  */
-import { storeFull, type MaybePromise } from '../backend.js';
+import { Steer, storeFull, type MaybePromise } from '../backend.js';
 import { requestError, RequestError } from '../envelope.js';
-import { Rollback, runAsync, Steer, type Driver, type Op, type Retry } from '../sql/backend.js';
+import { Rollback, runAsync, type Driver, type Op, type Retry } from '../sql/backend.js';
 import type { Compiled } from '../sql/fragment.js';
 import { indexOfShard, uniqueViolation } from './errors.js';
 import { fieldsOfIndexDef } from './schema.js';

@@ -42,8 +42,6 @@ export const SOFT_DELETE_RECHECK_MS = 1000;
 /** An operation: its steps yield what driver calls answer (a value, or a promise of one), and take it back. */
 export type Op<T> = Generator<unknown, T, unknown>;
 
-export { Steer };
-
 /**
  * A driver call's answer, inside an operation.
  * @example const rows = yield* call(driver.all(s, statement));
