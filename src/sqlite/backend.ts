@@ -24,8 +24,6 @@ import { SQLITE_SUMMARY } from './aggregate.js';
 import { JOURNAL_TYPES } from '../settings.js';
 import { DocumentCache, type DocumentCacheStats } from './documents.js';
 
-export { requestErrorOf };
-
 /**
  * Each row's JSON parsed on its own: never one string of every row (a string has a length limit, ~512 MB), and
  * measured 1.6-2.3x faster than parsing the rows joined into one array text.

@@ -10,7 +10,7 @@ import type { Db } from './connection.js';
 import type { DocumentCacheStats } from './documents.js';
 
 export { NotAStoreError, openDatabase, type Db } from './connection.js';
-export { requestErrorOf } from './backend.js';
+export { requestErrorOf } from './driver.js';
 // The pool's scheduler estimates a query's cost from the file's statistics on a connection of its own.
 export { KeyEstimates } from './estimate.js';
 export type { DocumentCacheStats } from './documents.js';
