@@ -1,7 +1,7 @@
 /** `consolidata aggregate`: an aggregate's rows as an aligned table or CSV, its options from flags. */
 import type { Writable } from 'node:stream';
 import type { MessageStream } from './commands.js';
-import { openDb } from './db.js';
+import { withDb } from './db.js';
 
 export interface AggregateCommand {
   type: string;
@@ -78,12 +78,7 @@ export function formatRows(rows: readonly Record<string, unknown>[], csv: boolea
  */
 export async function aggregateCommand(o: AggregateCommand): Promise<number> {
   const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
-  const store = await openDb(o.db, { hint: 'check --db' });
-  if (typeof store === 'string') {
-    say(store);
-    return 1;
-  }
-  try {
+  return withDb(o.db, { hint: 'check --db' }, say, async (store) => {
     const answer = await store.aggregate(o.type, o.query ?? {}, aggregateOptions(o));
     if (!answer.success) {
       for (const e of answer.errors) say(e.message);
@@ -92,7 +87,5 @@ export async function aggregateCommand(o: AggregateCommand): Promise<number> {
     o.stdout.write(formatRows(answer.data, o.csv === true));
     if (answer.total > answer.data.length) say(`${answer.data.length} of ${answer.total} groups (raise --limit for more)`);
     return 0;
-  } finally {
-    await store.close();
-  }
+  });
 }

@@ -2,7 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { MultiBar, Presets } from 'cli-progress';
-import { openDb } from './db.js';
+import { withDb } from './db.js';
 import { runExport } from './export.js';
 import { importExitCode, importSummaryText, runImport, type TextSink } from './import.js';
 
@@ -42,58 +42,53 @@ export async function importCommand(o: ImportCommand): Promise<number> {
     say(`${o.file}: ${(e as Error).message}`);
     return 1;
   }
-  const store = await openDb(o.db, { create: o.create, hint: 'pass --create to create it' });
-  if (typeof store === 'string') {
-    say(store);
-    return 1;
-  }
-  let bars: MultiBar | undefined;
-  try {
-    const schema = await store.schema(o.type);
-    if (!schema.success) {
-      say(schema.message);
+  return withDb(o.db, { create: o.create, hint: 'pass --create to create it' }, say, async (store) => {
+    let bars: MultiBar | undefined;
+    try {
+      const schema = await store.schema(o.type);
+      if (!schema.success) {
+        say(schema.message);
+        return 1;
+      }
+      if (o.stderr.isTTY === true && size > 0) {
+        bars = new MultiBar(
+          { stream: o.stderr, format: 'importing {bar} {percentage}% | {documents} documents | {rate} documents/s | ETA {eta_left}', gracefulExit: false },
+          Presets.shades_classic,
+        );
+      }
+      const started = performance.now();
+      const bar = bars?.create(size, 0, progressPayload(0, 0, size, 0));
+      // With a bar, lines are logged through it: it clears its own line, prints them, and redraws itself below.
+      const errors: TextSink = bars ? { write: (text: string) => bars!.log(text) } : o.stderr;
+      const onAbort = () => errors.write('consolidata: interrupted: writing the lines already read, then stopping (Ctrl-C again quits at once)\n');
+      o.signal?.addEventListener('abort', onAbort, { once: true });
+      const input = o.file === '-' ? (o.stdin ?? process.stdin) : createReadStream(o.file);
+      try {
+        const summary = await runImport({
+          store,
+          type: o.type,
+          input,
+          errors,
+          batch: o.batch,
+          abortOnError: o.abortOnError,
+          atomic: o.atomic,
+          upsert: o.upsert,
+          signal: o.signal,
+          onProgress: (p) => bar?.update(p.bytes, progressPayload(p.bytes, p.documents, size, (performance.now() - started) / 1000)),
+        });
+        stopBars(bars);
+        bars = undefined;
+        o.stderr.write(`consolidata import ${importSummaryText(summary)}\n`);
+        return importExitCode(summary);
+      } finally {
+        o.signal?.removeEventListener('abort', onAbort);
+      }
+    } catch (e) {
+      stopBars(bars);
+      say((e as Error).message);
       return 1;
     }
-    if (o.stderr.isTTY === true && size > 0) {
-      bars = new MultiBar(
-        { stream: o.stderr, format: 'importing {bar} {percentage}% | {documents} documents | {rate} documents/s | ETA {eta_left}', gracefulExit: false },
-        Presets.shades_classic,
-      );
-    }
-    const started = performance.now();
-    const bar = bars?.create(size, 0, progressPayload(0, 0, size, 0));
-    // With a bar, lines are logged through it: it clears its own line, prints them, and redraws itself below.
-    const errors: TextSink = bars ? { write: (text: string) => bars!.log(text) } : o.stderr;
-    const onAbort = () => errors.write('consolidata: interrupted: writing the lines already read, then stopping (Ctrl-C again quits at once)\n');
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-    const input = o.file === '-' ? (o.stdin ?? process.stdin) : createReadStream(o.file);
-    try {
-      const summary = await runImport({
-        store,
-        type: o.type,
-        input,
-        errors,
-        batch: o.batch,
-        abortOnError: o.abortOnError,
-        atomic: o.atomic,
-        upsert: o.upsert,
-        signal: o.signal,
-        onProgress: (p) => bar?.update(p.bytes, progressPayload(p.bytes, p.documents, size, (performance.now() - started) / 1000)),
-      });
-      stopBars(bars);
-      bars = undefined;
-      o.stderr.write(`consolidata import ${importSummaryText(summary)}\n`);
-      return importExitCode(summary);
-    } finally {
-      o.signal?.removeEventListener('abort', onAbort);
-    }
-  } catch (e) {
-    stopBars(bars);
-    say((e as Error).message);
-    return 1;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 /**
@@ -139,12 +134,7 @@ export interface ExportCommand {
  */
 export async function exportCommand(o: ExportCommand): Promise<number> {
   const say = (line: string) => o.stderr.write(`consolidata: ${line}\n`);
-  const store = await openDb(o.db, { hint: 'check --db' });
-  if (typeof store === 'string') {
-    say(store);
-    return 1;
-  }
-  try {
+  return withDb(o.db, { hint: 'check --db' }, say, async (store) => {
     const { exported, failure } = await runExport({ store, type: o.type, query: o.query, sort: o.sort, output: o.stdout });
     if (failure) {
       say(failure.message);
@@ -152,7 +142,5 @@ export async function exportCommand(o: ExportCommand): Promise<number> {
     }
     o.stderr.write(`consolidata export: ${exported} documents\n`);
     return 0;
-  } finally {
-    await store.close();
-  }
+  });
 }

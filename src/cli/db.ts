@@ -82,3 +82,20 @@ export async function openDb(db: string, options: OpenDbOptions = {}): Promise<D
     return message.startsWith(db) ? message : `${db}: ${message}`;
   }
 }
+
+/**
+ * A command's `fn` on the store `--db` names, closed after it; a store that cannot be opened is said, exit code 1.
+ * @example return withDb(o.db, { hint: 'check --db' }, say, async (store) => { …; return 0; });
+ */
+export async function withDb(db: string, options: OpenDbOptions, say: (line: string) => void, fn: (store: DynamicStore) => Promise<number>): Promise<number> {
+  const store = await openDb(db, options);
+  if (typeof store === 'string') {
+    say(store);
+    return 1;
+  }
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
