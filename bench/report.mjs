@@ -188,7 +188,7 @@ function markdown(rows, meta, workloads, queries) {
       'open-existing: open the file just written and answer one eq-pwi query (NeDB/LokiJS load their own files);',
       'dp-bulk-insert: DailyProduction rows (a tenth of the Wells count: wells × 100 days) in one request, one run;',
       'dp-history: one well\'s ~100 daily rows sorted by prodDate;',
-      'insert-one: 1,000 single-document requests, after 1,000 untimed ones and their removal, median per document;',
+      'insert-one: 1,000 single-document requests, after 1,000 untimed ones and their removal, the systems in turn 100 at a time, median per document;',
       'update-many: statusCurrent on all Haynesville wells (~6%);',
       'delete-many: wells spudded in half a month (~0.2%).',
     ].join(' '),

@@ -169,10 +169,7 @@ function repeater(rep, { inner = 1, budget, heavy = false, minReps = heavy ? 1 :
   };
 }
 
-/**
- * Queries: a check pass (also the warm-up) records the hit count per argument, up to `checkN` arguments or the
- * budget; then batches sized to ~20 ms on warm calls cycle through the arguments. A call slower than the budget gets one rep.
- */
+/** One system's query, measured as measureQueries does. */
 async function measureQuery(fn, args, budget, checkN) {
   return (await measureQueries([fn], args, budget, checkN))[0];
 }
@@ -190,6 +187,9 @@ async function measureQueries(fns, args, budget, checkN) {
     gc();
     runs.push(await sizeQuery(fn, args, budget, checkN));
   }
+  // One untimed batch of each just before the timed rounds: while the others were sized, a system's pages may have
+  // been let go again.
+  for (const r of runs) await r.untimed();
   for (let round = 0; runs.some((r) => !r.done()); round++) {
     for (let i = 0; i < runs.length; i++) {
       const r = runs[(i + round) % runs.length];
@@ -201,7 +201,11 @@ async function measureQueries(fns, args, budget, checkN) {
   return runs.map((r) => r.result());
 }
 
-/** A query's check pass and batch size, then `rep()` times one batch until `done()`, and `result()`. */
+/**
+ * A query's check pass, which records the hit count per argument (up to `checkN` arguments or the budget), the
+ * other arguments once each, and batches sized to ~20 ms on warm calls that cycle through the arguments; then
+ * `rep()` times one batch until `done()`, and `result()`. A call slower than the budget gets one rep.
+ */
 async function sizeQuery(fn, args, budget, checkN) {
   const hits = [];
   const t0 = performance.now();
@@ -240,7 +244,7 @@ async function sizeQuery(fn, args, budget, checkN) {
     inner = Math.min(1000, inner * 2);
   }
   const reps = repeater(() => batch(inner), { inner, budget, minReps: one > budget ? 1 : 3 });
-  return { ...reps, result: () => ({ ...reps.result(), hits, inner }) };
+  return { ...reps, untimed: () => batch(inner), result: () => ({ ...reps.result(), hits, inner }) };
 }
 
 // ---- workloads -------------------------------------------------------------------------------------------------
@@ -505,8 +509,9 @@ for (const n of SIZES) {
     });
     checkCounts('dp-bulk-insert', n, counts);
     const hc = {};
-    await each(async (name, s) => {
-      const m = await measureQuery((pwi) => s.dpHistory(pwi), P.dpPwis, budget, 10);
+    const measured = await measureQueries(SYSTEMS_N.map((name) => (pwi) => sys[name].dpHistory(pwi)), P.dpPwis, budget, 10);
+    SYSTEMS_N.forEach((name, i) => {
+      const m = measured[i];
       hc[name] = m.hits;
       record('dp-history', n, name, m, { hits: m.hits.reduce((a, b) => a + b, 0) / m.hits.length });
     });
