@@ -178,8 +178,9 @@ async function measureQuery(fn, args, budget, checkN) {
  * measureQuery for several systems at once, their timed batches interleaved: each round times one batch of every
  * system still short of its reps, starting one system further each round, so a drift of the machine (another
  * process, the page cache, frequency) falls on all of them alike instead of on whichever was measured then. A minor
- * collection before each batch (a full one before a long batch) leaves the garbage of the batch before to be
- * collected off the clock.
+ * collection before each batch leaves the young garbage of the batch before to be collected off the clock. (A full
+ * collection before the batches of 100 ms or more was tried: every system's long batches then read 1.3-2x slower
+ * than the run before, the short ones unchanged, so it measured the collection's aftermath, not the query.)
  */
 async function measureQueries(fns, args, budget, checkN) {
   const runs = [];
@@ -195,23 +196,17 @@ async function measureQueries(fns, args, budget, checkN) {
     for (let i = 0; i < runs.length; i++) {
       const r = runs[(i + round) % runs.length];
       if (r.done()) continue;
-      // Before a long batch, a full collection: a minor one leaves the old garbage another system promoted, whose
-      // collection would otherwise land on this batch's clock. It costs little beside such a batch.
-      if (r.long) gc();
-      else gc({ type: 'minor' });
+      gc({ type: 'minor' });
       await r.rep();
     }
   }
   return runs.map((r) => r.result());
 }
 
-/** A timed batch expected to take at least this long is preceded by a full collection (measureQueries). */
-const LONG_BATCH_MS = 100;
-
 /**
  * A query's check pass, which records the hit count per argument (up to `checkN` arguments or the budget), the
  * other arguments once each, and batches sized to ~20 ms on warm calls that cycle through the arguments; then
- * `rep()` times one batch until `done()`, and `result()`; `long` when a batch takes LONG_BATCH_MS or more.
+ * `rep()` times one batch until `done()`, and `result()`.
  */
 async function sizeQuery(fn, args, budget, checkN) {
   const hits = [];
@@ -240,13 +235,10 @@ async function sizeQuery(fn, args, budget, checkN) {
   // prepare statements and compile code, and sized from them alone a system with costly first calls was timed in
   // batches of a few cold calls.
   let inner = 1;
-  // A warm call's time, as the sizing measured it (the check pass's first calls alone are no guide: see above).
-  let warm = one;
   while (one <= budget && inner < 1000) {
     const t = performance.now();
     await batch(inner);
     const dt = performance.now() - t;
-    warm = dt / inner;
     if (dt >= 20) {
       inner = Math.max(1, Math.round((inner * 20) / dt));
       break;
@@ -256,7 +248,7 @@ async function sizeQuery(fn, args, budget, checkN) {
   // A call slower than the budget still gets three reps, unless three would take more than ten budgets: one
   // sample of a call of seconds was what a collection or the page cache did then.
   const reps = repeater(() => batch(inner), { inner, budget, minReps: one > budget && one * 3 > 10 * budget ? 1 : 3 });
-  return { ...reps, long: warm * inner >= LONG_BATCH_MS, untimed: () => batch(inner), result: () => ({ ...reps.result(), hits, inner }) };
+  return { ...reps, untimed: () => batch(inner), result: () => ({ ...reps.result(), hits, inner }) };
 }
 
 // ---- workloads -------------------------------------------------------------------------------------------------
