@@ -438,5 +438,7 @@ export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): 
     if (opts!.skip > 0) throw requestError('INVALID_REQUEST', 'options.cursor: a cursor continues where the last page ended; it takes no skip', { field: 'options.cursor' });
     after = decodeCursor(o.cursor, shape, ctx.cursorKey);
   }
-  return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, ...opts!, after, shape });
+  // Every key written out, in one order: each plan has the same hidden class (a spread builds one per options' shape).
+  const { sort, limit, skip, fields, includeDeleted, distance } = opts!;
+  return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, sort, limit, skip, fields, includeDeleted, distance, after, shape });
 }
