@@ -438,7 +438,8 @@ export function parsePlan(ctx: ParseContext, query: unknown, options: unknown): 
     if (opts!.skip > 0) throw requestError('INVALID_REQUEST', 'options.cursor: a cursor continues where the last page ended; it takes no skip', { field: 'options.cursor' });
     after = decodeCursor(o.cursor, shape, ctx.cursorKey);
   }
-  // Every key written out, in one order: each plan has the same hidden class (a spread builds one per options' shape).
+  // Every key written out: spreading the options copies their properties at run time on every request (V8's object
+  // clone and property copy, seen in perf). A key added to QueryPlan must be added here too (the type says so).
   const { sort, limit, skip, fields, includeDeleted, distance } = opts!;
   return Object.freeze({ conditions: parsed!.conditions, issues: parsed!.issues, sort, limit, skip, fields, includeDeleted, distance, after, shape });
 }
