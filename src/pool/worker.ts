@@ -12,14 +12,13 @@
  */
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import type { WriteOptions } from '../core/store.js';
 import { failure } from '../core/run.js';
 import type { TextSlices } from '../core/slices.js';
 import type { Envelope } from '../envelope.js';
 import type { OpenOptions } from '../settings.js';
 import { requestErrorOf } from '../sqlite/index.js';
 import { DynamicStore, type SqliteDynamicStore } from '../store.js';
-import { GATE, serializeError, SUMMARIES, type FromWorker, type Op, type SummaryOp, type ToWorker, type WorkerConfig } from './protocol.js';
+import { GATE, serializeError, SUMMARIES, type FromWorker, type Op, type ToWorker, type WorkerConfig } from './protocol.js';
 
 const config = workerData as WorkerConfig;
 const port = parentPort!;
@@ -94,12 +93,6 @@ async function startQuery(id: number, args: unknown[]): Promise<void> {
   sendNext();
 }
 
-/** An aggregate, count or distinct through the façade: its envelope is small, sent whole. */
-function summary(op: SummaryOp, args: unknown[]): Promise<unknown> {
-  const [type, ...rest] = args as [string, ...unknown[]];
-  return op === 'distinct' ? store.distinct(type, rest[0] as string, rest[1], rest[2]) : store[op](type, rest[0], rest[1]);
-}
-
 /** Ends the open answer, if any. */
 function closeAnswer(): void {
   const a = open;
@@ -126,24 +119,15 @@ function sendNext(): void {
   post({ t: 'text', id: a.id, text: slice.text, end: slice.end });
 }
 
-function call(target: DynamicStore, op: Op, args: unknown[]): Promise<unknown> {
-  switch (op) {
-    case 'insert':
-      return target.insert(args[0] as string, args[1], args[2]);
-    case 'replace':
-      return target.replace(args[0] as string, args[1], args[2] as WriteOptions);
-    case 'update':
-      return target.update(args[0] as string, args[1], args[2], args[3] as WriteOptions);
-    case 'delete':
-      return target.delete(args[0] as string, args[1], args[2] as WriteOptions);
-    case 'insertMany':
-      return target.insertMany(args[0] as { type: string; docs: unknown }[], args[1] as WriteOptions);
-    default:
-      throw new TypeError(`pool worker: ${op} is not a write`);
-  }
+/**
+ * The store's operation of that name on the arguments the pool sent, in its parameters' order (pool.ts): a summary
+ * (aggregate, count, distinct: a small envelope, sent whole) or a write.
+ */
+function call(target: DynamicStore, op: Exclude<Op, 'query'>, args: unknown[]): Promise<unknown> {
+  return (target[op] as (...a: unknown[]) => Promise<unknown>).apply(target, args);
 }
 
-async function runWrite(id: number, op: Op, args: unknown[], userId: string): Promise<void> {
+async function runWrite(id: number, op: Exclude<Op, 'query'>, args: unknown[], userId: string): Promise<void> {
   // The pool gave up on this write while the message was on its way: it is terminating this thread.
   if (gate && Atomics.load(gate, 0) !== GATE.RUNNING) return;
   let answer: unknown;
@@ -162,7 +146,7 @@ function onMessage(m: ToWorker): void {
     case 'run':
       now = m.now;
       if (m.op === 'query') void startQuery(m.id, m.args).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
-      else if (SUMMARIES.has(m.op)) void summary(m.op as SummaryOp, m.args).then((answer) => post({ t: 'done', id: m.id, answer }), (e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
+      else if (SUMMARIES.has(m.op)) void call(store, m.op, m.args).then((answer) => post({ t: 'done', id: m.id, answer }), (e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
       // Whatever fails past the write's own handling (a rollback that throws) still answers, never an unhandled rejection.
       else void runWrite(m.id, m.op, m.args, m.userId).catch((e: unknown) => post({ t: 'done', id: m.id, answer: failed(e) }));
       return;
