@@ -88,7 +88,8 @@ if (!only || only === 'floor') {
   failed ||= floor.status !== 0;
 }
 
-if (writeReport) {
+// With --only floor no configuration ran: the load section keeps the figures of the last run that measured them.
+if (writeReport && reports.length) {
   const n = (x) => Math.round(x).toLocaleString('en-US');
   const single = reports.find((r) => r.config === 'single');
   const lines = [
