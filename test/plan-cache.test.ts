@@ -174,4 +174,22 @@ describe('BoundedCache', () => {
     lru.set('c', 3);
     expect([lru.get('a'), lru.get('b'), lru.get('c')]).toEqual([1, undefined, 3]);
   });
+
+  it('tells dispose of every entry that leaves, by the entry bound or by size, and never of the one just set', () => {
+    const gone: string[] = [];
+    const cache = new BoundedCache<number>(2, 100, (_value, key) => gone.push(key));
+    cache.set('a', 1);
+    cache.set('b', 2);
+    cache.set('c', 3);
+    expect(gone).toEqual(['a']);
+    // 1 + 1 + 99 is past the size of 100: the least recently used goes.
+    cache.set('big', 4, 99);
+    expect(gone).toEqual(['a', 'b']);
+    expect(cache.size).toEqual({ entries: 2, held: 100 });
+    expect([cache.get('c'), cache.get('big')]).toEqual([3, 4]);
+  });
+
+  it('refuses a bound of no entries', () => {
+    expect(() => new BoundedCache<number>(0)).toThrow(new RangeError('BoundedCache: max must be a positive integer'));
+  });
 });
