@@ -8,40 +8,38 @@ import { BodyError, joined, type Chunk, type CoreRequest, type CoreResponse, typ
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
-/** Reads a node request body, stopping (and pausing the socket) as soon as it crosses `limit` or nests too deep (BoundedBody). */
+/**
+ * Reads a node request body, stopping (and pausing the socket) as soon as it crosses `limit` or nests too deep
+ * (BoundedBody). A client that leaves mid-body is an 'error' (ECONNRESET, after 'aborted'): its listener is enough.
+ */
 export function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > limit) return Promise.reject(new BodyError(413, 'too large'));
   return new Promise((resolve, reject) => {
     const body = new BoundedBody(limit);
-    const cleanup = () => {
+    // Once the body has ended the request is done with: its listeners go with it, none is removed on the hot path.
+    const stop = () => {
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
-      req.off('aborted', onAborted);
     };
     const onData = (chunk: Buffer) => {
       try {
         body.push(chunk);
       } catch (e) {
-        cleanup();
+        stop();
         req.pause();
         reject(e);
       }
     };
-    const onEnd = () => {
-      cleanup();
-      resolve(body.bytes());
-    };
+    const onEnd = () => resolve(body.bytes());
     const onError = (e: Error) => {
-      cleanup();
+      stop();
       reject(new BodyError(400, `could not be read (${e.message})`));
     };
-    const onAborted = () => onError(new Error('client aborted'));
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
-    req.on('aborted', onAborted);
   });
 }
 
@@ -229,6 +227,15 @@ function send(req: IncomingMessage, res: ServerResponse, out: CoreResponse, maxB
 /** A response's errors (a client gone mid-write) end its answer, nothing more. */
 const ignore = () => undefined;
 
+/** The request a response answers, for its one 'close' listener (no closure a request). */
+const ANSWERING = Symbol('consolidata.request');
+type Answering = ServerResponse & { [ANSWERING]?: NodeRequest };
+
+/** A response closed: when before the whole answer was written, its client left, and the query's work stops. */
+function onClose(this: Answering): void {
+  if (!this.writableFinished) this[ANSWERING]?.leave();
+}
+
 /**
  * A node request as the routing core reads it. A class, not an object of closures: one allocation a request, and the
  * query string, the headers' copy and the abort signal made only when a route asks for them.
@@ -299,6 +306,7 @@ class NodeRequest implements CoreRequest {
  */
 export function createNodeHandler(store: StoreInput, options: HttpOptions = {}): NodeHandler {
   const router = createRouter(store, options);
+  const limit = router.maxBodyBytes;
   return (req, res, next) => {
     const target = splitTarget(req.url ?? '/');
     if (next && !router.owns(target.path)) {
@@ -306,14 +314,13 @@ export function createNodeHandler(store: StoreInput, options: HttpOptions = {}):
       return;
     }
     res.on('error', ignore);
-    const request = new NodeRequest(req, target, router.maxBodyBytes);
+    const request = new NodeRequest(req, target, limit);
     // The client went away before the whole answer was written: the query's work stops.
-    res.once('close', () => {
-      if (!res.writableFinished) request.leave();
-    });
+    (res as Answering)[ANSWERING] = request;
+    res.on('close', onClose);
     const out = router.handle(request);
     // Answered at once (a one-thread SQLite store, its body read), it is written in this task.
-    if (!(out instanceof Promise)) send(req, res, out, router.maxBodyBytes);
-    else out.then((o) => send(req, res, o, router.maxBodyBytes)).catch(() => res.destroy());
+    if (!(out instanceof Promise)) send(req, res, out, limit);
+    else out.then((o) => send(req, res, o, limit), () => res.destroy());
   };
 }
