@@ -60,7 +60,7 @@ export function textSlices(text: string, chars: number): TextSlices {
 
 /** The envelope keys an answer's documents do not give: its issues, and the cursor to its next page. */
 export interface AnswerTail {
-  readonly issues: string[];
+  readonly issues: readonly string[];
   readonly cursor?: string | null;
 }
 
