@@ -45,7 +45,11 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
   protected readonly dialect = sqlite;
   protected readonly changesTable = ident(CHANGES_TABLE);
   protected readonly metaTable = 'cd_meta';
-  #driver: SqliteDriver;
+  // The driver and what is read off it on every request, as fields (set together by #use): a private getter is read
+  // through V8's runtime on each call, not inlined (Runtime_LoadPrivateGetter in perf).
+  #driver!: SqliteDriver;
+  #db!: Db;
+  #statements!: SqliteDriver['statements'];
   readonly #tables = new Map<string, WriteTable>();
   /** How each type is stored, for the compiler (compile.ts selectTarget). */
   readonly #targets = new Map<string, SelectTarget>();
@@ -99,7 +103,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
       db.close();
       throw e;
     }
-    this.#driver = new SqliteDriver(db);
+    this.#use(new SqliteDriver(db));
     for (const n of settings.catalogue.names) this.#tables.set(n, { name: ident(docsTable(n)) });
   }
 
@@ -112,12 +116,11 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     return this.#driver.db;
   }
 
-  get #db(): Db {
-    return this.#driver.db;
-  }
-
-  get #statements() {
-    return this.#driver.statements;
+  /** Serves requests on `driver`'s connection from now on. */
+  #use(driver: SqliteDriver): void {
+    this.#driver = driver;
+    this.#db = driver.db;
+    this.#statements = driver.statements;
   }
 
   /** fn, with an engine error that means a request error (requestErrorOf) thrown as that. */
@@ -523,7 +526,7 @@ export class SqliteBackend extends SqlBackend<SqliteDriver, true> implements Bac
     this.#db.close();
     this.#docs?.clear();
     this.#uniqueFields.clear();
-    this.#driver = new SqliteDriver(db);
+    this.#use(new SqliteDriver(db));
     // The snapshot may have been taken before the feed was on.
     this.#feedOn = false;
     this.journals = journals(db);
