@@ -66,7 +66,11 @@ export function headerOf(req: IncomingMessage, name: string): string | null {
   const value = req.headers[name];
   if (value === undefined) return null;
   const text = Array.isArray(value) ? value.join(', ') : value;
-  return REFUSED_VALUE.test(text) ? null : text.replace(/^[\t ]+|[\t ]+$/g, '');
+  if (REFUSED_VALUE.test(text)) return null;
+  // Trimmed as Headers trims (tabs and spaces), the regex only when there is something to trim (most values).
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  return first === 0x20 || first === 0x09 || last === 0x20 || last === 0x09 ? text.replace(/^[\t ]+|[\t ]+$/g, '') : text;
 }
 
 /**
