@@ -4,11 +4,13 @@
 // checked byte for byte first (the page's signed cursor aside: each server signs its own). Rounds interleave the
 // servers; the table gives the median of the rounds and their range.
 // Targets: serve ≥ 0.8× the hand server's requests/s on the equality, ahead of it on the page with the pool, p99 no
-// worse. Usage: node bench/floor.mjs [--wells 100000] [--seconds 20] [--rounds 3] [--connections 20] [--report]
+// worse. `--baseline DIR` (a checkout with dist/ built) serves that build too, in the same rounds: before and after a
+// change measured in one run, on the same machine at the same moments.
+// Usage: node bench/floor.mjs [--wells 100000] [--seconds 20] [--rounds 3] [--connections 20] [--baseline DIR] [--report]
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { cachedWells } from './database.mjs';
@@ -44,11 +46,21 @@ async function start(args) {
 }
 
 const cli = join(root, 'dist/cli.js');
+const baseIndex = process.argv.indexOf('--baseline');
+const baseline = baseIndex > 0 ? resolve(process.argv[baseIndex + 1], 'dist/cli.js') : null;
+if (baseline && !existsSync(baseline)) throw new Error(`--baseline: ${baseline} is missing (build that checkout first: npm run build)`);
 const servers = [
   { name: 'hand', label: 'hand-written node:http + better-sqlite3', ...(await start([join(root, 'bench/floor-server.mjs'), db])) },
   { name: 'pool', label: '`consolidata serve` (worker pool)', ...(await start([cli, 'serve', '--db', db, '--port', '0'])) },
   { name: 'single', label: '`consolidata serve --workers 0`', ...(await start([cli, 'serve', '--db', db, '--port', '0', '--workers', '0'])) },
 ];
+if (baseline) {
+  const built = (server) => `${server}, the baseline build`;
+  servers.push(
+    { name: 'base-pool', label: built('`consolidata serve` (worker pool)'), ...(await start([baseline, 'serve', '--db', db, '--port', '0'])) },
+    { name: 'base-single', label: built('`consolidata serve --workers 0`'), ...(await start([baseline, 'serve', '--db', db, '--port', '0', '--workers', '0'])) },
+  );
+}
 
 let n = 0;
 const json = { 'content-type': 'application/json' };
@@ -81,7 +93,8 @@ const clientCpu = () => {
 const runs = [];
 for (let round = 1; round <= ROUNDS; round++) {
   for (const w of workloads) {
-    for (const s of servers) {
+    // Each round starts one server further: a drift of the machine within a round falls on every server in turn.
+    for (const s of servers.map((_, i) => servers[(i + round - 1) % servers.length])) {
       const [server0, client0] = [cpuOf(s.pid), clientCpu()];
       const r = await autocannon({ url: s.base, connections: CONNECTIONS, duration: SECONDS, requests: [w.request] });
       const served = r.requests.total;
@@ -104,7 +117,7 @@ for (const w of workloads) {
     const mine = runs.filter((r) => r.workload === w.name && r.server === s.name);
     const rps = median(mine.map((r) => r.rps));
     const p99 = median(mine.map((r) => r.p99));
-    const target = s.name === 'hand' ? '' : w.name === 'eq-pwi' ? (rps >= 0.8 * hand ? 'met' : 'missed') + ' (≥ 0.8×)' : s.name === 'pool' ? (rps > hand ? 'met' : 'missed') + ' (> 1×)' : '';
+    const target = s.name === 'hand' ? '' : w.name === 'eq-pwi' ? (rps >= 0.8 * hand ? 'met' : 'missed') + ' (≥ 0.8×)' : s.name.endsWith('pool') ? (rps > hand ? 'met' : 'missed') + ' (> 1×)' : '';
     const p99Target = s.name === 'hand' ? '' : p99 <= handP99 ? 'met' : 'missed';
     const cpu = `${fmt(median(mine.map((r) => r.cpu)))} + ${fmt(median(mine.map((r) => r.client)))}`;
     rows.push(`| ${w.label} | ${s.label} | ${fmt(rps)} (${fmt(Math.min(...mine.map((r) => r.rps)))}–${fmt(Math.max(...mine.map((r) => r.rps)))}) | ${(rps / hand).toFixed(2)}× | ${target} | ${p99} | ${p99Target} | ${Math.max(...mine.map((r) => r.max))} | ${mine.reduce((a, r) => a + r.errors, 0)} | ${cpu} |`);
