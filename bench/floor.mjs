@@ -49,18 +49,16 @@ const cli = join(root, 'dist/cli.js');
 const baseIndex = process.argv.indexOf('--baseline');
 const baseline = baseIndex > 0 ? resolve(process.argv[baseIndex + 1], 'dist/cli.js') : null;
 if (baseline && !existsSync(baseline)) throw new Error(`--baseline: ${baseline} is missing (build that checkout first: npm run build)`);
+/** `consolidata serve` of one build, with its pool and on one thread; `of` names the build in the labels. */
+const serveOf = async (cliPath, prefix = '', of = '') => [
+  { name: `${prefix}pool`, label: `\`consolidata serve\` (worker pool)${of}`, ...(await start([cliPath, 'serve', '--db', db, '--port', '0'])) },
+  { name: `${prefix}single`, label: `\`consolidata serve --workers 0\`${of}`, ...(await start([cliPath, 'serve', '--db', db, '--port', '0', '--workers', '0'])) },
+];
 const servers = [
   { name: 'hand', label: 'hand-written node:http + better-sqlite3', ...(await start([join(root, 'bench/floor-server.mjs'), db])) },
-  { name: 'pool', label: '`consolidata serve` (worker pool)', ...(await start([cli, 'serve', '--db', db, '--port', '0'])) },
-  { name: 'single', label: '`consolidata serve --workers 0`', ...(await start([cli, 'serve', '--db', db, '--port', '0', '--workers', '0'])) },
+  ...(await serveOf(cli)),
+  ...(baseline ? await serveOf(baseline, 'base-', ', the baseline build') : []),
 ];
-if (baseline) {
-  const built = (server) => `${server}, the baseline build`;
-  servers.push(
-    { name: 'base-pool', label: built('`consolidata serve` (worker pool)'), ...(await start([baseline, 'serve', '--db', db, '--port', '0'])) },
-    { name: 'base-single', label: built('`consolidata serve --workers 0`'), ...(await start([baseline, 'serve', '--db', db, '--port', '0', '--workers', '0'])) },
-  );
-}
 
 let n = 0;
 const json = { 'content-type': 'application/json' };

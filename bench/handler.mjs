@@ -68,8 +68,8 @@ class Response extends EventEmitter {
 }
 
 let n = 0;
-const body = () =>
-  Buffer.from(WORKLOAD === 'page-50' ? JSON.stringify({ type: 'Well', query: {}, options: { limit: 50 } }) : JSON.stringify({ type: 'Well', query: { pwi: pwiOf((n++ * 7919) % WELLS) } }));
+const PAGE = JSON.stringify({ type: 'Well', query: {}, options: { limit: 50 } });
+const body = () => Buffer.from(WORKLOAD === 'page-50' ? PAGE : JSON.stringify({ type: 'Well', query: { pwi: pwiOf((n++ * 7919) % WELLS) } }));
 
 /** One request through `handler`, answered: resolves with the answer's text. */
 function one(handler) {
